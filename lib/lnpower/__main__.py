@@ -1,0 +1,144 @@
+"""Command line: ``python -m lnpower {theory,train,claims} ... [--json]``.
+
+User errors print one line and exit with status 2; divergence exits with status 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+EXIT_USAGE, EXIT_DIVERGED = 2, 3
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") \
+            from err
+
+
+def _task_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", choices=("sphere", "rotated"), default="sphere",
+                   help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m)")
+    p.add_argument("--d", type=int, default=16, help="dimension d (default 16)")
+    p.add_argument("--n", type=int, default=32, help="number of columns n (default 32)")
+    p.add_argument("--m", type=_ints, default=None,
+                   help="Task 2 multiplicities m1,m2,... (d and n follow from m)")
+
+
+def _value(x):
+    return float(x.value) if hasattr(x, "value") else float(x)
+
+
+def cmd_theory(args) -> dict:
+    from . import theory
+    from .tasks import Task
+
+    if args.samples < 2:
+        raise ValueError(f"--samples must be >= 2, got {args.samples}")
+    if args.loops is not None and args.loops < 1:
+        raise ValueError(f"--loops must be a positive integer, got {args.loops}")
+    task = Task(args.task, args.d, args.n, args.m)
+    c = theory.constants(task, args.samples, args.seed, args.loops)
+    out = {k: _value(v) for k, v in c.items()}
+    out.update({f"{k}_stderr": v.stderr for k, v in c.items() if hasattr(v, "stderr")})
+    out.update({"d": task.d, "n": task.n, "samples": args.samples, "seed": args.seed})
+    if task.m is not None:
+        out["m"] = list(task.m)
+    return out
+
+
+def cmd_train(args) -> dict:
+    from .train import TrainConfig, fit
+
+    cfg = TrainConfig(task=args.task, d=args.d, n=args.n, m=args.m, model=args.model,
+                      loops=args.loops, layer_norm=args.layer_norm, target=args.target,
+                      lr=args.lr, batch=args.batch, steps=args.steps,
+                      train_size=args.train_size, test_size=args.test_size, seed=args.seed,
+                      device=args.device, dtype=args.dtype)
+    h = fit(cfg)
+    out = h.summary()
+    if args.save:
+        out["saved"] = str(h.save(args.save))
+    return out
+
+
+def cmd_claims(args) -> dict:
+    from . import claims
+
+    results = claims.check_all()
+    return {"summary": claims.summary(results), "claims": [r.as_dict() for r in results]}
+
+
+def _print_human(name: str, out: dict) -> None:
+    if name == "claims":
+        for c in out["claims"]:
+            print(f"[{c['status']:>14}] {c['id']}: measured {c['measured']} "
+                  f"(paper: {c['paper']}; {c['tolerance']}) - {c['detail']}")
+        print(out["summary"])
+        return
+    for k, v in out.items():
+        print(f"{k:>32}: {v:.6g}" if isinstance(v, float) else f"{k:>32}: {v}")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m lnpower", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("theory", help="the paper's constants by Monte Carlo (float64)")
+    _task_args(t)
+    t.add_argument("--loops", type=int, default=None, help="also the L-step power method loss")
+    t.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+    r = sub.add_parser("train", help="train a layer or a looped model by SGD")
+    _task_args(r)
+    r.add_argument("--model", choices=("layer", "looped"), default="layer")
+    r.add_argument("--loops", type=int, default=1, help="L (looped model)")
+    ln = r.add_mutually_exclusive_group()
+    ln.add_argument("--layer-norm", dest="layer_norm", action="store_true", default=True)
+    ln.add_argument("--no-layer-norm", dest="layer_norm", action="store_false")
+    r.add_argument("--target", choices=("subspace", "normalized", "unnormalized"),
+                   default="normalized")
+    r.add_argument("--steps", type=int, default=2000, help="SGD iterations T")
+    r.add_argument("--lr", type=float, default=0.1, help="step size eta")
+    r.add_argument("--batch", type=int, default=128)
+    r.add_argument("--train-size", type=int, default=10_000)
+    r.add_argument("--test-size", type=int, default=2_000)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--device", default="cpu")
+    r.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    r.add_argument("--save", default=None, help="directory to save the History in")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+    c = sub.add_parser("claims", help="check every registered claim now")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def main(argv=None) -> int:
+    from .train import TrainingDiverged
+
+    args = parser().parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        out = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims}[args.command](args)
+    except TrainingDiverged as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_DIVERGED
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command == "theory":
+        out["seconds"] = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        _print_human(args.command, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""SymPy derivations behind the paper's recursions and loss landscapes. Every function returns
+the derived expressions and asserts the identity it derives (AssertionError if it fails)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+eta, gamma, alpha, beta, F, d, n = sp.symbols("eta gamma alpha beta F d n", real=True)
+k1, k2, k3, m = sp.symbols("kappa1 kappa2 kappa3 m", positive=True)  # m = E[a^T S a/||Sa||]
+
+
+def _zero(expr) -> bool:
+    return sp.simplify(sp.expand(expr)) == 0
+
+
+def recursions() -> dict[str, sp.Expr]:
+    """The gamma/S/D recursions (Appendix B.2.3) from ``alpha' = alpha - eta beta F``,
+    ``beta' = beta - eta alpha F`` with gamma = alpha beta, S = alpha^2 + beta^2,
+    D = beta^2 - alpha^2:
+    ``gamma' = gamma - eta S F + eta^2 gamma F^2``, ``S' = (1 + eta^2 F^2) S - 4 eta gamma F``,
+    ``D' = (1 - eta^2 F^2) D``."""
+    a1, b1 = alpha - eta * beta * F, beta - eta * alpha * F
+    g, S, D = alpha * beta, alpha**2 + beta**2, beta**2 - alpha**2
+    out = {"gamma": g - eta * S * F + eta**2 * g * F**2,
+           "S": (1 + eta**2 * F**2) * S - 4 * eta * g * F,
+           "D": (1 - eta**2 * F**2) * D}
+    assert _zero(a1 * b1 - out["gamma"])
+    assert _zero(a1**2 + b1**2 - out["S"])
+    assert _zero(b1**2 - a1**2 - out["D"])
+    return out
+
+
+def no_ln_landscape(target: str) -> dict[str, sp.Expr]:
+    """L(gamma) of the layer without LN (Appendix B.2.1-2) as a quadratic in gamma with
+    kappa1..3; its minimiser gamma*, L(gamma*), the identity
+    L = L(gamma*) + kappa2 (gamma - gamma*)^2
+    and F(gamma) = L'(gamma)/d = (2 kappa2/d)(gamma - gamma*).
+
+    E||a + gamma Sa - t||^2 with ||a|| = 1 expands with E[a^T S a] = kappa1, E||Sa||^2 = kappa2 and,
+    for t = Sa/||Sa||: E[a^T t] = m, E[(Sa)^T t] = kappa3, ||t|| = 1; for t = Sa: E[a^T t] = kappa1.
+    """
+    if target == "normalized":
+        L = 1 + 2 * gamma * k1 + gamma**2 * k2 - 2 * m - 2 * gamma * k3 + 1
+    elif target == "unnormalized":
+        L = 1 + 2 * gamma * k1 + gamma**2 * k2 - 2 * k1 - 2 * gamma * k2 + k2
+    else:
+        raise ValueError(f"target must be 'normalized' or 'unnormalized', got {target!r}")
+    (g_star,) = sp.solve(sp.diff(L, gamma), gamma)
+    L_star = sp.simplify(L.subs(gamma, g_star))
+    assert _zero(L - (L_star + k2 * (gamma - g_star) ** 2))
+    Fg = sp.diff(L, gamma) / d
+    assert _zero(Fg - 2 * k2 / d * (gamma - g_star))
+    expected = ((k3 - k1) / k2, 2 - 2 * m - (k3 - k1) ** 2 / k2) if target == "normalized" \
+        else (1 - k1 / k2, 1 - k1**2 / k2)
+    assert _zero(g_star - expected[0]) and _zero(L_star - expected[1])
+    return {"L": L, "gamma_star": g_star, "L_star": L_star, "F": sp.factor(Fg)}
+
+
+def first_iteration() -> sp.Expr:
+    """alpha~_1 from alpha~_0 = 0: ``alpha~_1 = -eta beta0 F(0) = 2 eta beta0 kappa2 gamma*/d``
+    (Appendix B.2.3, Part 2; gamma* symbolic)."""
+    g_star, beta0 = sp.symbols("gamma_star beta0", positive=True)
+    a1 = 0 - eta * beta0 * (2 * k2 / d) * (0 - g_star)
+    assert _zero(a1 - 2 * eta * beta0 * k2 * g_star / d)
+    return a1
+
+
+def ln_large_gamma() -> dict[str, sp.Expr]:
+    """Per-sample LN-layer loss for large gamma (Appendix C.2.2). With s = ||Sa||, q = a^T S a,
+    ``loss = 2 - 2 (q/s + gamma s)/sqrt(1 + 2 gamma q + gamma^2 s^2) = (s^2 - q^2)/(gamma^2 s^4)
+    + O(gamma^-3)``, so E[loss] ~ Upsilon3/gamma^2, F = L'/d ~ -C1/gamma^3 with C1 = 2 Upsilon3/d,
+    and the gamma^3 increment tends to 6 eta C1 (alpha = beta, so S = 2 gamma)."""
+    s, q, x = sp.symbols("s q x", positive=True)  # x = 1/gamma
+    g = 1 / x
+    loss = 2 - 2 * (q / s + g * s) / sp.sqrt(1 + 2 * g * q + g**2 * s**2)
+    lead = sp.series(loss, x, 0, 3).removeO()
+    assert _zero(lead - (s**2 - q**2) * x**2 / s**4)
+    Y3, C1 = sp.symbols("Upsilon3 C1", positive=True)
+    dL = sp.diff(Y3 / gamma**2, gamma)
+    assert _zero(dL / d + 2 * Y3 / (d * gamma**3))
+    Fa = -C1 / gamma**3
+    g_next = gamma - eta * (2 * gamma) * Fa + eta**2 * gamma * Fa**2
+    inc = sp.series(g_next**3 - gamma**3, gamma, sp.oo, 2).removeO()
+    assert _zero(sp.limit(inc, gamma, sp.oo) - 6 * eta * C1)
+    return {"loss_leading": lead.subs(x, 1 / gamma), "increment_limit": 6 * eta * C1}
+
+
+def looped_increment() -> sp.Expr:
+    """Theorem 4.1's rate: with L_L = L_inf + c/rho, F = -c/(d rho^2) and w = v (S = 2 rho),
+    ``rho'^2 - rho^2 -> 4 eta c / d``."""
+    rho, c = sp.symbols("rho c", positive=True)
+    Fr = sp.diff(c / rho, rho) / d
+    r_next = rho - eta * 2 * rho * Fr + eta**2 * rho * Fr**2
+    lim = sp.limit(sp.expand(r_next**2 - rho**2), rho, sp.oo)
+    assert _zero(lim - 4 * eta * c / d)
+    return lim
+
+
+def kappas_sphere() -> dict[str, sp.Expr]:
+    """Task 1 moments: kappa1 = E tr(S)/d = n/d; kappa2 = E tr(S^2)/d with
+    E tr(S^2) = n + n(n-1) E[(x_i^T x_j)^2] = n + n(n-1)/d, so kappa2 = n(n+d-1)/d^2."""
+    kappa1 = n / d
+    kappa2 = (n + n * (n - 1) / d) / d
+    assert _zero(kappa2 - n * (n + d - 1) / d**2)
+    return {"kappa1": kappa1, "kappa2": sp.factor(kappa2)}
+
+
+def collapse(dim: int = 2, cols: int = 2) -> sp.Matrix:
+    """The E^(1) collapse of §4.1 for explicit small d, n with symbolic entries: with
+    W12 = w I, V21 = v I, ``V E E^T W E = [[0, 0], [0, w v S a]]``."""
+    w, v = sp.symbols("w v", real=True)
+    X = sp.Matrix(dim, cols, lambda i, j: sp.Symbol(f"x{i}{j}", real=True))
+    a = sp.Matrix(dim, 1, lambda i, j: sp.Symbol(f"a{i}", real=True))
+    Z = sp.zeros
+    E = sp.BlockMatrix([[X, Z(dim, 1)], [Z(dim, cols), a]]).as_explicit()
+    W = sp.BlockMatrix([[Z(dim, dim), w * sp.eye(dim)], [Z(dim, dim), Z(dim, dim)]]).as_explicit()
+    V = sp.BlockMatrix([[Z(dim, dim), Z(dim, dim)], [v * sp.eye(dim), Z(dim, dim)]]).as_explicit()
+    upd = (V * E * E.T * W * E).applyfunc(sp.expand)
+    expected = sp.zeros(2 * dim, cols + 1)
+    expected[dim:, cols] = (w * v * X * X.T * a).applyfunc(sp.expand)
+    assert (upd - expected).applyfunc(sp.expand) == sp.zeros(2 * dim, cols + 1)
+    return upd
+
+
+def verify_all() -> list[str]:
+    """Run every derivation; returns the names verified."""
+    recursions()
+    no_ln_landscape("normalized")
+    no_ln_landscape("unnormalized")
+    first_iteration()
+    ln_large_gamma()
+    looped_increment()
+    kappas_sphere()
+    collapse()
+    return ["recursions", "no_ln_landscape", "first_iteration", "ln_large_gamma",
+            "looped_increment", "kappas_sphere", "collapse"]

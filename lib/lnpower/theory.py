@@ -1,0 +1,262 @@
+"""The paper's population quantities, by float64 Monte Carlo with a seed and a standard error,
+and the exact reduced (scalar) population dynamics of Theorems 4.1-4.3.
+
+Per-sample summaries used throughout: ``s = ||S a||``, ``q = a^T S a`` and, for looped models,
+the eigenvalues ``lam`` of S (descending) with ``c2 = <v_i, a>^2``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .tasks import Task, generator, query, spectrum
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo mean with its standard error."""
+
+    value: float
+    stderr: float
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return f"{format(self.value, spec)} ± {format(self.stderr, spec)}"
+
+
+def mean(x) -> Estimate:
+    """Sample mean and standard error of a 1-D array."""
+    x = np.asarray(x, dtype=np.float64)
+    return Estimate(float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Monte Carlo draws of (X, a) reduced to what the theory needs (float64 numpy).
+
+    ``lam`` ``(K, d)`` eigenvalues of S (descending), ``c2`` ``(K, d)`` squared coordinates of a
+    in the eigenbasis, ``s`` = ||Sa||, ``q`` = a^T S a, ``top`` ``(K, d)`` mask of the principal
+    subspace (multiplicity r within ``rtol``).
+    """
+
+    task: Task
+    lam: np.ndarray
+    c2: np.ndarray
+    top: np.ndarray
+    s: np.ndarray
+    q: np.ndarray
+
+    @classmethod
+    def from_spectrum(cls, task: Task, lam, c2, rtol: float = 1e-8) -> Sample:
+        """Build from eigenvalues (descending) and squared coordinates of a."""
+        lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
+        c2 = np.asarray(c2, dtype=np.float64)
+        return cls(task, lam, c2, lam >= lam[:, :1] * (1 - rtol),
+                   np.sqrt((lam**2 * c2).sum(-1)), (lam * c2).sum(-1))
+
+
+def draw(task: Task, samples: int = 200_000, seed: int = 0, chunk: int = 50_000,
+         rtol: float = 1e-8) -> Sample:
+    """Draw ``samples`` pairs (X, a) from ``task`` and reduce them (see :class:`Sample`).
+
+    Task 2 needs no eigendecomposition: S = P diag(m) P^T has spectrum m, and by rotation
+    invariance the coordinates P^T a of a in its eigenbasis are uniform on the sphere.
+    """
+    if samples < 2:
+        raise ValueError(f"samples must be >= 2, got {samples}")
+    g = generator(seed)
+    if task.name == "rotated":
+        c = query(samples, task.d, g)
+        lam = np.broadcast_to(np.array(sorted(task.m, reverse=True), float), c.shape)
+        return Sample.from_spectrum(task, lam, (c**2).numpy(), rtol)
+    lams, c2s = [], []
+    for i in range(0, samples, chunk):
+        X, a = task.sample(min(chunk, samples - i), g)
+        lam, vec = spectrum(X)
+        lams.append(lam.numpy())
+        c2s.append(((vec.mT @ a.unsqueeze(-1))[..., 0] ** 2).numpy())
+    return Sample.from_spectrum(task, np.concatenate(lams), np.concatenate(c2s), rtol)
+
+
+# --- moments and constants (Theorem 4.2, Appendix B; Theorem 4.3, Appendix C) -------------
+
+def kappas(sample: Sample) -> dict[str, Estimate]:
+    """kappa1 = E[a^T S a], kappa2 = E||Sa||^2, kappa3 = E||Sa|| (Appendix B)."""
+    return {"kappa1": mean(sample.q), "kappa2": mean(sample.s**2), "kappa3": mean(sample.s)}
+
+
+def kappas_exact(task: Task) -> dict[str, float]:
+    """Closed forms (derived): kappa1 = n/d for both tasks; kappa2 = n(n+d-1)/d^2 (Task 1) or
+    sum(m_i^2)/d (Task 2). kappa3 has none."""
+    d, n = task.d, task.n
+    k2 = n * (n + d - 1) / d**2 if task.name == "sphere" else sum(mi**2 for mi in task.m) / d
+    return {"kappa1": n / d, "kappa2": k2}
+
+
+def upsilon(sample: Sample) -> Estimate:
+    """Upsilon(n, d) = E[1 / lambda_d(X)] of Assumption (A3)."""
+    return mean(1.0 / sample.lam[:, -1])
+
+
+def upsilon3(sample: Sample) -> Estimate:
+    """Upsilon_3 = E[(||Sa||^2 ||a||^2 - (a^T S a)^2) / ||Sa||^4] (Appendix C.2.2)."""
+    s, q = sample.s, sample.q
+    return mean((s**2 - q**2) / s**4)
+
+
+def no_ln_optimum(sample: Sample, target: str) -> dict[str, float]:
+    """gamma* and the irreducible loss L(gamma*) of the layer without LN (Theorem 4.2):
+    normalized: gamma1* = (kappa3 - kappa1)/kappa2, L1* = E[2 - 2 a^T S a/||Sa||] - (k3-k1)^2/k2;
+    unnormalized: gamma2* = 1 - kappa1/kappa2, L2* = 1 - kappa1^2/kappa2. Also the Cauchy-Schwarz
+    lower bound E[1 - (a^T S a)^2/||Sa||^2] for the normalized case."""
+    s, q = sample.s, sample.q
+    k1, k2, k3 = q.mean(), (s**2).mean(), s.mean()
+    if target == "normalized":
+        g = (k3 - k1) / k2
+        loss = (2 - 2 * q / s).mean() - (k3 - k1) ** 2 / k2
+        return {"gamma_star": g, "loss": loss, "lower_bound": (1 - q**2 / s**2).mean(),
+                "kappa2": k2}
+    if target == "unnormalized":
+        return {"gamma_star": 1 - k1 / k2, "loss": 1 - k1**2 / k2, "kappa2": k2}
+    raise ValueError(f"target must be 'normalized' or 'unnormalized', got {target!r}")
+
+
+def no_ln_loss(sample: Sample, gamma, target: str):
+    """Population loss of y~ = a + gamma S a against the target (4.4), per gamma."""
+    g = np.asarray(gamma, dtype=np.float64)[..., None]
+    s, q = sample.s, sample.q
+    if target == "normalized":
+        return (1 + 2 * g * q + g**2 * s**2 - 2 * q / s - 2 * g * s + 1).mean(-1)
+    return (1 + 2 * (g - 1) * q + (g - 1) ** 2 * s**2).mean(-1)
+
+
+# --- the LN layer (Theorem 4.3) and the looped model (Theorem 4.1) as functions of gamma/rho --
+
+def ln_layer_loss(sample: Sample, gamma):
+    """Population loss of y = h/||h||, h = a + gamma S a, against Sa/||Sa|| (4.5):
+    ``E[2 - 2 (c + x)/sqrt(x^2 + 2xc + 1)]`` with x = gamma ||Sa||, c = a^T S a/||Sa||."""
+    g = np.asarray(gamma, dtype=np.float64)[..., None]
+    s, c = sample.s, sample.q / sample.s
+    x = g * s
+    return (2 - 2 * (x + c) / np.sqrt(x * x + 2 * x * c + 1)).mean(-1)
+
+
+def ln_layer_dloss(sample: Sample, gamma):
+    """d/dgamma of :func:`ln_layer_loss`: ``-2 E[s (1 - c^2) / (x^2 + 2xc + 1)^{3/2}]``."""
+    g = np.asarray(gamma, dtype=np.float64)[..., None]
+    s, c = sample.s, sample.q / sample.s
+    x = g * s
+    return (-2 * s * (1 - c * c) / (x * x + 2 * x * c + 1) ** 1.5).mean(-1)
+
+
+def _looped_terms(sample: Sample, rho, L: int):
+    """Weights c_i^2 (mu_i/mu_1)^{2L} and their rho-derivatives, mu_i = 1 + rho lam_i;
+    shapes ``(*rho.shape, K, d)``."""
+    rho = np.asarray(rho, dtype=np.float64)[..., None, None]
+    mu = 1 + rho * sample.lam
+    w = sample.c2 * (mu / mu[..., :1]) ** (2 * L)
+    dw = w * 2 * L * (sample.lam / mu - sample.lam[:, :1] / mu[..., :1])
+    return w, dw
+
+
+def looped_loss(sample: Sample, rho, L: int):
+    """L_L(rho) = E[Dist^2((I + rho S)^L a / ||.||, V(X))] under the structure (4.2)."""
+    w, _ = _looped_terms(sample, rho, L)
+    return (np.where(sample.top, 0, w).sum(-1) / w.sum(-1)).mean(-1)
+
+
+def looped_dloss(sample: Sample, rho, L: int):
+    """d L_L / d rho, from the eigen-expansion of :func:`looped_loss`."""
+    w, dw = _looped_terms(sample, rho, L)
+    perp, dperp = np.where(sample.top, 0, w).sum(-1), np.where(sample.top, 0, dw).sum(-1)
+    tot, dtot = w.sum(-1), dw.sum(-1)
+    return ((dperp * tot - perp * dtot) / tot**2).mean(-1)
+
+
+def power_method_loss(sample: Sample, L: int) -> Estimate:
+    """L_L^(inf) = E[Dist^2(S^L a/||S^L a||, V(X))]: the error of L power iterations (Thm 4.1)."""
+    p = sample.c2 * (sample.lam / sample.lam[:, :1]) ** (2 * L)
+    return mean(np.where(sample.top, 0, p).sum(-1) / p.sum(-1))
+
+
+def c_L(sample: Sample, L: int) -> Estimate:
+    """c_L in L_L(rho) = L_L^(inf) + c_L/rho + o(1/rho) (derived, Appendix A.5):
+    ``c_L = E[2L P_top sum_perp p_i (1/lam_i - 1/lam_1) / P^2]``, p_i = c_i^2 lam_i^{2L}."""
+    lam = sample.lam / sample.lam[:, :1]
+    p = sample.c2 * lam ** (2 * L)
+    perp = np.where(sample.top, 0, p * (1 / np.clip(lam, 1e-300, None) - 1)).sum(-1)
+    P, Ptop = p.sum(-1), np.where(sample.top, p, 0).sum(-1)
+    return mean(2 * L * Ptop * perp / P**2 / sample.lam[:, 0])
+
+
+def constants(task: Task, samples: int = 200_000, seed: int = 0, loops: int | None = None,
+              sample: Sample | None = None) -> dict[str, Estimate | float]:
+    """Every constant of the theory for ``task`` (what ``python -m lnpower theory`` prints)."""
+    sm = sample or draw(task, samples, seed)
+    out: dict = dict(kappas(sm))
+    for target, key in (("normalized", "normalized"), ("unnormalized", "unnormalized")):
+        opt = no_ln_optimum(sm, target)
+        out[f"gamma_star_{key}"] = opt["gamma_star"]
+        out[f"irreducible_loss_{key}"] = opt["loss"]
+    out["cauchy_schwarz_bound"] = no_ln_optimum(sm, "normalized")["lower_bound"]
+    out["upsilon"] = upsilon(sm)
+    out["upsilon3"] = upsilon3(sm)
+    out["C1"] = Estimate(2 * out["upsilon3"].value / task.d, 2 * out["upsilon3"].stderr / task.d)
+    if loops is not None:
+        out["power_method_loss"] = power_method_loss(sm, loops)
+        out["c_L"] = c_L(sm, loops)
+    return out
+
+
+# --- contraction factors and OOD bounds (Theorems 4.6, 4.7; Appendix D) ---------------------
+
+def contraction(lam1, lam_next, gamma=None):
+    """R = (1 + gamma lam_{r+1})/(1 + gamma lam_1); the power method's lam_{r+1}/lam_1 when
+    gamma is None (the limit gamma -> inf)."""
+    if gamma is None:
+        return lam_next / lam1
+    return (1 + gamma * lam_next) / (1 + gamma * lam1)
+
+
+def ood_bounds(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None, rtol: float = 1e-8):
+    """Bounds of Theorems 4.6/4.7 on sin(angle(y_L, Z)) for y_L ∝ (I + gamma S)^L a
+    (or S^L a when gamma is None): ``(|c_{r+1}| R^L, ||a_perp||/||a_Z|| R^L)``.
+    X ``(d, n)`` and a ``(d,)`` float64; returns (lower, upper, R)."""
+    lam, vec = spectrum(X.to(torch.float64))
+    c = vec.mT @ a.to(torch.float64)
+    top = lam >= lam[0] * (1 - rtol)
+    r = int(top.sum())
+    if r == len(lam):
+        raise ValueError("S has a single eigenvalue: no principal subspace to converge to")
+    R = float(contraction(lam[0], lam[r], gamma))
+    a_z = float(torch.linalg.vector_norm(c[top]))
+    a_perp = float(torch.linalg.vector_norm(c[~top]))
+    if a_z == 0:
+        raise ValueError("a is orthogonal to the principal subspace (a_Z = 0)")
+    return abs(float(c[r])) * R**L, a_perp / a_z * R**L, R
+
+
+def power_method(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None) -> torch.Tensor:
+    """Iterates ``(I + gamma S)^l a / ||.||`` (or ``S^l a / ||.||``), l = 1..L: ``(L, ..., d)``."""
+    S = X @ X.mT
+    if gamma is not None:
+        S = torch.eye(S.shape[-1], dtype=S.dtype) + gamma * S
+    out, y = [], a
+    for _ in range(L):
+        y = (S @ y.unsqueeze(-1))[..., 0]
+        y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
+        out.append(y)
+    return torch.stack(out)
+
+
+def sin_angle(y: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
+    """sin of the canonical angle between y and the subspace with projector P."""
+    y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
+    cos2 = (y.unsqueeze(-2) @ P @ y.unsqueeze(-1))[..., 0, 0]
+    return torch.sqrt(torch.clamp(1 - cos2, min=0))

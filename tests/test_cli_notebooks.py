@@ -1,0 +1,60 @@
+"""The command line and the stored notebooks."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "lnpower", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_theory_json_keys():
+    r = run("theory", "--task", "sphere", "--d", "8", "--n", "16", "--loops", "3",
+            "--samples", "2000", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    for k in ("kappa1 kappa2 kappa3 gamma_star_normalized gamma_star_unnormalized "
+              "irreducible_loss_normalized irreducible_loss_unnormalized upsilon3 C1 "
+              "power_method_loss").split():
+        assert isinstance(out[k], float), k
+
+
+def test_train_json_keys():
+    r = run("train", "--model", "looped", "--loops", "2", "--target", "subspace", "--d", "4",
+            "--n", "8", "--steps", "5", "--train-size", "50", "--test-size", "20", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert {"final_train_loss", "final_test_loss", "seconds", "steps_per_second", "w", "v",
+            "rho"} <= set(out)
+
+
+@pytest.mark.parametrize("args,code,text", [
+    (("theory", "--task", "rotated", "--m", "2,0,1"), 2, "m[1]"),
+    (("theory", "--task", "rotated", "--m", "2,2"), 2, "all entries equal"),
+    (("train", "--lr", "-1"), 2, "lr"),
+    (("train", "--steps", "0"), 2, "steps"),
+    (("train", "--device", "quantum"), 2, "device"),
+    (("train", "--no-layer-norm", "--target", "unnormalized", "--lr", "80", "--d", "4", "--n",
+      "8", "--steps", "50", "--train-size", "50", "--test-size", "10"), 3, "diverged"),
+])
+def test_cli_errors(args, code, text):
+    r = run(*args)
+    assert r.returncode == code, (r.returncode, r.stderr)
+    assert text in r.stderr and "Traceback" not in r.stderr
+
+
+def test_notebooks_stored_without_outputs():
+    nbs = sorted((ROOT / "book").glob("**/*.ipynb"))
+    assert nbs, "the book has notebooks"
+    for p in nbs:
+        nb = json.loads(p.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert not cell["outputs"] and cell["execution_count"] is None, p.name

@@ -1,0 +1,85 @@
+"""Monte Carlo constants, the reduced dynamics and the symbolic derivations."""
+
+import math
+
+import numpy as np
+import pytest
+from lnpower import dynamics, symbolic, theory
+from lnpower.tasks import Task
+
+
+@pytest.mark.parametrize("task", [Task("sphere", 8, 16), Task("rotated", 16, 32)])
+def test_kappas_match_closed_forms(task):
+    k = theory.kappas(theory.draw(task, 40_000, 3))
+    ex = theory.kappas_exact(task)
+    for name in ("kappa1", "kappa2"):
+        assert abs(k[name].value - ex[name]) < 4 * k[name].stderr + 1e-12, name
+
+
+def test_kappa_check_can_fail():
+    k = theory.kappas(theory.draw(Task("sphere", 8, 16), 40_000, 3))
+    wrong = 16 * 16 / 64  # n^2/d^2, forgetting the diagonal
+    assert abs(k["kappa2"].value - wrong) > 4 * k["kappa2"].stderr
+
+
+def test_no_ln_optimum_minimises_loss():
+    sm = theory.draw(Task("sphere", 8, 16), 20_000, 0)
+    for target in ("normalized", "unnormalized"):
+        opt = theory.no_ln_optimum(sm, target)
+        grid = np.linspace(opt["gamma_star"] - 0.5, opt["gamma_star"] + 0.5, 101)
+        losses = theory.no_ln_loss(sm, grid, target)
+        assert abs(grid[losses.argmin()] - opt["gamma_star"]) <= 0.005 + 1e-12
+        assert math.isclose(losses.min(), opt["loss"], rel_tol=1e-3)
+        assert opt["loss"] > 0
+    n = theory.no_ln_optimum(sm, "normalized")
+    assert n["loss"] >= n["lower_bound"]
+
+
+def test_power_method_and_bounds():
+    import torch
+    from lnpower.tasks import generator, principal_projector
+    X, a = Task("sphere", 8, 16).sample(1, generator(9))
+    X, a = X[0], a[0]
+    P, _ = principal_projector(X)
+    for gamma in (None, 0.5):
+        ys = theory.power_method(X, a, 12, gamma)
+        for L in range(1, 13):
+            lo, hi, R = theory.ood_bounds(X, a, L, gamma)
+            s = theory.sin_angle(ys[L - 1], P).item()
+            assert lo - 1e-12 <= s <= hi + 1e-12
+    assert isinstance(ys, torch.Tensor)
+
+
+def test_table_interpolation_error_bounded():
+    sm = theory.draw(Task(), 5000, 2)
+    assert dynamics.ln_layer_table(sm, points=1500).max_rel_error() < 1e-4
+    assert dynamics.looped_table(sm, 4, points=600).max_rel_error() < 1e-3
+
+
+def test_looped_dloss_is_derivative():
+    sm = theory.draw(Task("sphere", 8, 16), 3000, 4)
+    for rho in (0.05, 1.0, 20.0):
+        h = 1e-6 * (1 + rho)
+        fd = (theory.looped_loss(sm, rho + h, 3) - theory.looped_loss(sm, rho - h, 3)) / (2 * h)
+        assert math.isclose(theory.looped_dloss(sm, rho, 3), fd, rel_tol=1e-5)
+        fd = (theory.ln_layer_loss(sm, rho + h) - theory.ln_layer_loss(sm, rho - h)) / (2 * h)
+        assert math.isclose(theory.ln_layer_dloss(sm, rho), fd, rel_tol=1e-5)
+
+
+def test_c_L_is_large_rho_slope():
+    sm = theory.draw(Task("sphere", 8, 16), 3000, 5)
+    rho = 1e4
+    slope = rho * (theory.looped_loss(sm, rho, 3) - theory.power_method_loss(sm, 3).value)
+    assert math.isclose(slope, theory.c_L(sm, 3).value, rel_tol=1e-2)
+
+
+def test_no_ln_dynamics_converge_to_gamma_star():
+    F = dynamics.no_ln_F(5.875, 0.66, 16)
+    _, w, v = dynamics.run(F, 0.0, 1.0, 0.1, 400)
+    assert abs(w[-1] * v[-1] - 0.66) < 1e-8
+
+
+def test_symbolic_identities():
+    assert len(symbolic.verify_all()) == 7
+    g = symbolic.no_ln_landscape("unnormalized")["gamma_star"]
+    assert (g - (1 - symbolic.k1 / symbolic.k2)).simplify() == 0
