@@ -260,3 +260,19 @@ def sin_angle(y: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
     y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
     cos2 = (y.unsqueeze(-2) @ P @ y.unsqueeze(-1))[..., 0, 0]
     return torch.sqrt(torch.clamp(1 - cos2, min=0))
+
+
+def tail_index(x, frac: float = 0.01) -> Estimate:
+    """Hill estimator of the tail index alpha of a positive sample (P(x > t) ~ t^-alpha), from
+    its largest ``frac`` share, with the asymptotic standard error alpha/sqrt(k).
+    E[x] is finite only if alpha > 1: applied to 1/lambda_d it tests (A3)."""
+    x = np.sort(np.asarray(x, dtype=np.float64))[::-1]
+    k = max(int(frac * len(x)), 10)
+    alpha = 1.0 / np.mean(np.log(x[:k] / x[k]))
+    return Estimate(float(alpha), float(alpha / math.sqrt(k)))
+
+
+def smallest_eigenvalues(task: Task, samples: int, seed: int = 0) -> np.ndarray:
+    """lambda_d(X) for ``samples`` draws of X (Assumption A3's variable)."""
+    X = task.sample_X(samples, generator(seed))
+    return torch.linalg.eigvalsh(X @ X.mT)[:, 0].clamp_min(0).numpy()
