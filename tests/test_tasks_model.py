@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+
 from lnpower import model, tasks, theory
 from lnpower.tasks import Task, generator
 

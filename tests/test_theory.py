@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from lnpower import dynamics, symbolic, theory
 from lnpower.tasks import Task
 
@@ -37,6 +38,7 @@ def test_no_ln_optimum_minimises_loss():
 
 def test_power_method_and_bounds():
     import torch
+
     from lnpower.tasks import generator, principal_projector
     X, a = Task("sphere", 8, 16).sample(1, generator(9))
     X, a = X[0], a[0]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from lnpower import dynamics, engine, model, theory
 from lnpower.tasks import Task, embed
 from lnpower.train import History, TrainConfig, TrainingDiverged, fit, fit_many, targets

@@ -1,4 +1,4 @@
-"""Command line: ``python -m lnpower {theory,train,claims} ... [--json]``.
+"""Command line: ``python -m lnpower {theory,train,bench,claims} ... [--json]``.
 
 User errors print one line and exit with status 2; divergence exits with status 3.
 """
@@ -74,7 +74,28 @@ def cmd_claims(args) -> dict:
     return {"summary": claims.summary(results), "claims": [r.as_dict() for r in results]}
 
 
+def cmd_bench(args) -> dict:
+    from . import bench
+    from .train import resolve_device
+
+    resolve_device(args.device)
+    looped = bench.compare(loops=args.loops, device=args.device, repeats=args.repeats)
+    layer = bench.compare(loops=1, device=args.device, repeats=args.repeats)
+    return {**{k: looped[k] for k in ("engine_steps_per_s", "naive_steps_per_s", "speedup",
+                                     "gflops", "peak_gflops", "efficiency")},
+            "looped": looped, "layer": layer}
+
+
 def _print_human(name: str, out: dict) -> None:
+    if name == "bench":
+        for key in ("looped", "layer"):
+            r = out[key]
+            print(f"{key:>6} (L={r['loops']}, batch {r['batch']}, d={r['d']}, n={r['n']}, "
+                  f"{r['device']}): engine {r['engine_steps_per_s']:.1f} steps/s, naive "
+                  f"{r['naive_steps_per_s']:.1f} steps/s, speed-up {r['speedup']:.2f}x, "
+                  f"{r['gflops']:.1f} GFLOP/s = {100 * r['efficiency']:.1f} % of the "
+                  f"{r['peak_gflops']:.0f} GFLOP/s matmul peak")
+        return
     if name == "claims":
         for c in out["claims"]:
             print(f"[{c['status']:>14}] {c['id']}: measured {c['measured']} "
@@ -113,6 +134,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     r.add_argument("--save", default=None, help="directory to save the History in")
     r.add_argument("--json", action="store_true", help="print one JSON object")
+    b = sub.add_parser("bench", help="training speed: the engine against naive autograd")
+    b.add_argument("--loops", type=int, default=10, help="L of the looped model (default 10)")
+    b.add_argument("--repeats", type=int, default=7, help="timed blocks per implementation")
+    b.add_argument("--device", default="cpu", help="cpu or cuda")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -124,7 +150,9 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     t0 = time.perf_counter()
     try:
-        out = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims}[args.command](args)
+        commands = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims,
+                    "bench": cmd_bench}
+        out = commands[args.command](args)
     except TrainingDiverged as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_DIVERGED

@@ -71,7 +71,7 @@ class TrainConfig:
     init_scale: float = 0.0
     dtype: str = "float32"
     device: str = "cpu"
-    log_points: int = 40
+    log_points: int = 30
     snapshot_steps: tuple[int, ...] = ()
 
     def __post_init__(self):
@@ -246,20 +246,20 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None) -> list[H
     model = engine.Model(c0.loops, c0.layer_norm, c0.target)
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
+    ws, vs, batch_losses = [], [], []
     t0 = time.perf_counter()
 
     def record(t):
         wa, va = active_weights(W, V)
-        for r, h in enumerate(hist):
-            h.w.append(wa[r].item())
-            h.v.append(va[r].item())
+        ws.append(wa.clone())
+        vs.append(va.clone())
         if t in logged:
             tr, te = model.full_loss(E_tr, Y_tr, W, V), model.full_loss(E_te, Y_te, W, V)
             for r, h in enumerate(hist):
                 h.steps.append(t)
                 h.train_loss.append(tr[r].item())
                 h.test_loss.append(te[r].item())
-                h.snapshots[t] = (W[r].detach().cpu().clone(), V[r].detach().cpu().clone())
+                h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
 
     record(0)
     with _progress(c0.steps, progress) as bar:
@@ -275,11 +275,12 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None) -> list[H
                     f"eta = {[c.lr for c in configs]}); try a smaller learning rate eta")
             W -= lr * gW
             V -= lr * gV
-            for r, h in enumerate(hist):
-                h.batch_loss.append(loss[r].item())
+            batch_losses.append(loss)
             record(t + 1)
             bar.update()
     seconds = time.perf_counter() - t0
-    for h in hist:
+    per_step = [torch.stack(x).T.tolist() for x in (ws, vs, batch_losses)]
+    for r, h in enumerate(hist):
+        h.w, h.v, h.batch_loss = per_step[0][r], per_step[1][r], per_step[2][r]
         h.seconds = seconds
     return hist

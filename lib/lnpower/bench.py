@@ -1,0 +1,117 @@
+"""The naive reference (plain PyTorch autograd and ``torch.optim.SGD``) and the benchmark that
+compares it with the engine (``python -m lnpower bench``)."""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from .engine import per_sample_loss
+
+
+def naive_loss(E, Y, W, V, loops: int, layer_norm: bool, target: str):
+    """The model written the obvious way: ``V @ (E @ E.mT) @ W @ E``, column normalisation,
+    L loops; mean loss over the batch. E ``(B, 2d, n+1)``, W, V ``(2d, 2d)``."""
+    for _ in range(loops):
+        Z = E + V @ (E @ E.mT) @ W @ E
+        E = Z / Z.norm(dim=-2, keepdim=True) if layer_norm else Z
+    y = E[..., E.shape[-2] // 2:, -1]
+    return per_sample_loss(y, Y, target).mean()
+
+
+def naive_grad(E, Y, W, V, loops, layer_norm, target):
+    """Loss and autograd gradients of :func:`naive_loss`."""
+    W = W.detach().requires_grad_(True)
+    V = V.detach().requires_grad_(True)
+    loss = naive_loss(E, Y, W, V, loops, layer_norm, target)
+    gW, gV = torch.autograd.grad(loss, (W, V))
+    return loss.detach(), gW, gV
+
+
+def engine_flops(L: int, B: int, d: int, n: int) -> float:
+    """Floating-point operations of one engine step (forward and backward), counting each
+    multiply-add as 2: full loops cost 8 N D^2 forward and 14 N D^2 backward (8 for the first,
+    whose input needs no gradient); the last loop's column costs O(D^2 + D N)."""
+    D, N = 2 * d, n + 1
+    full = 0 if L == 1 else (L - 1) * 8 * N * D**2 + (L - 2) * 14 * N * D**2 + 8 * N * D**2
+    column = 4 * D**2 + 4 * D * N + 6 * D**2 + 8 * D * N
+    return float(B * (full + column))
+
+
+def _best_rate(step, steps: int, repeats: int) -> float:
+    """Steps per second: the best of ``repeats`` timed blocks of ``steps`` steps."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        best = min(best, time.perf_counter() - t0)
+    return steps / best
+
+
+def peak_gflops(size: int = 1024, repeats: int = 10, device="cpu") -> float:
+    """The machine's float32 matmul rate (GFLOP/s) on ``size x size`` matrices, best of
+    ``repeats``."""
+    g = torch.Generator(device=device).manual_seed(0)
+    a = torch.randn(size, size, generator=g, device=device)
+    b = torch.randn(size, size, generator=g, device=device)
+    for _ in range(2):
+        a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        (a @ b).sum().item()
+        best = min(best, time.perf_counter() - t0)
+    return 2 * size**3 / best / 1e9
+
+
+def compare(loops: int = 10, batch: int = 128, d: int = 16, n: int = 32, steps: int = 20,
+            repeats: int = 7, device: str = "cpu", lr: float = 0.1) -> dict:
+    """Steps/s of the engine and of the naive reference on identical data and initial weights
+    (the paper's settings by default, float32). Blocks of the two are interleaved so that both
+    see the same machine state; each rate is the best block."""
+    from . import engine
+    from .model import structured
+    from .tasks import Task, embed, generator
+    from .train import resolve_device, targets
+
+    dev = resolve_device(device)
+    target = "subspace" if loops > 1 else "normalized"
+    X, a = Task("sphere", d, n).sample(batch, generator(0))
+    E = embed(X, a).to(dev, torch.float32)
+    Y = targets(X, a, target).to(dev, torch.float32)
+    W0, V0 = structured(d, 0.0, 1.0)
+    noise = torch.randn((2, 2 * d, 2 * d), generator=generator(1), dtype=torch.float64) * 0.05
+    W0, V0 = (W0 + noise[0]).to(dev, torch.float32), (V0 + noise[1]).to(dev, torch.float32)
+
+    Wn, Vn = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
+    opt = torch.optim.SGD([Wn, Vn], lr=lr)
+
+    def naive_step():
+        opt.zero_grad()
+        naive_loss(E, Y, Wn, Vn, loops, True, target).backward()
+        opt.step()
+
+    model = engine.Model(loops, True, target)
+    We, Ve = W0[None].clone(), V0[None].clone()
+
+    def engine_step():
+        _, gW, gV = model.loss_and_grad(E[None], Y[None], We, Ve)
+        We.sub_(lr * gW)
+        Ve.sub_(lr * gV)
+
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    for f in (naive_step, engine_step):  # warm-up
+        for _ in range(3):
+            f()
+    rates = {"naive": 0.0, "engine": 0.0}
+    for _ in range(repeats):
+        for name, f in (("naive", naive_step), ("engine", engine_step)):
+            rates[name] = max(rates[name], _best_rate(lambda f=f: (f(), sync()), steps, 1))
+    peak = peak_gflops(device=dev)
+    gflops = engine_flops(loops, batch, d, n) * rates["engine"] / 1e9
+    return {"model": "looped" if loops > 1 else "layer", "loops": loops, "batch": batch, "d": d,
+            "n": n, "device": str(dev), "engine_steps_per_s": rates["engine"],
+            "naive_steps_per_s": rates["naive"], "speedup": rates["engine"] / rates["naive"],
+            "gflops": gflops, "peak_gflops": peak, "efficiency": gflops / peak}
