@@ -95,3 +95,13 @@ def test_sgd_gamma_matches_population_dynamics():
     g_pop, g_sgd = float(w[-1] * v[-1]), float(h.product[-1])
     assert abs(g_sgd / g_pop - 1) < 0.02, (g_sgd, g_pop)
     assert 1.5 < g_pop < 1.6
+
+
+def test_cache_returns_identical_history(tmp_path):
+    c = TrainConfig(**SMALL)
+    h1 = fit(c, cache=tmp_path)
+    h2 = fit(c, cache=tmp_path)
+    assert h1.train_loss == h2.train_loss and h1.w == h2.w and torch.equal(h1.V, h2.V)
+    assert len(list(tmp_path.iterdir())) == 1
+    h3 = fit(TrainConfig(**{**SMALL, "seed": 5}), cache=tmp_path)
+    assert h3.train_loss != h1.train_loss and len(list(tmp_path.iterdir())) == 2

@@ -8,8 +8,10 @@ and gets the same numbers as when trained alone.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -111,9 +113,19 @@ class TrainConfig:
 
     def shape_key(self) -> tuple:
         """What runs trained together must share."""
-        return (self.task, self.d, self.n, self.m, self.model, self.loops, self.layer_norm,
+        return (self.d, self.n, self.model, self.loops, self.layer_norm,
                 self.target, self.batch, self.steps, self.train_size, self.test_size,
                 self.dtype, self.device, self.log_points, self.snapshot_steps)
+
+
+def paper_config(**overrides) -> TrainConfig:
+    """The settings of §5 (d=16, n=32, 10 000/2 000 samples, SGD eta=0.1, batch 128,
+    T=2000, W=0, V21=I) with ``overrides``; ``model="looped"`` defaults to L=10 and the
+    subspace loss, ``model="layer"`` to the normalised target. Chapters and claims that ask for
+    the same run get the same configuration, hence the same cached history."""
+    if overrides.get("model") == "looped":
+        overrides = {"loops": 10, "target": "subspace", "log_points": 20, **overrides}
+    return TrainConfig(**overrides)
 
 
 @dataclass
@@ -220,19 +232,53 @@ def _progress(total: int, progress: bool | None):
     return tqdm(total=total, disable=not progress, desc="SGD", leave=False)
 
 
-def fit(config: TrainConfig, progress: bool | None = None) -> History:
+def fit(config: TrainConfig, progress: bool | None = None, cache=None) -> History:
     """Train one run by plain SGD (W <- W - eta grad) and return its ``History``."""
-    return fit_many([config], progress)[0]
+    return fit_many([config], progress, cache)[0]
 
 
-def fit_many(configs: list[TrainConfig], progress: bool | None = None) -> list[History]:
-    """Train independent runs as one batched computation (same numbers as one by one)."""
+def cache_dir(cache) -> Path | None:
+    """Where trained histories are kept: ``cache`` if a path, ``$LNPOWER_CACHE`` or
+    ``~/.cache/lnpower`` if ``True``, nowhere if ``None``/``False``."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return Path(os.environ.get("LNPOWER_CACHE", Path.home() / ".cache" / "lnpower"))
+    return Path(cache)
+
+
+def _cache_key(configs: list[TrainConfig]) -> str:
+    """Hash of the configurations, the library's training code and the torch version: a
+    cached result is reused only if retraining would compute the same numbers."""
+    h = hashlib.sha256(torch.__version__.encode())
+    for mod in ("engine", "model", "tasks", "train"):
+        h.update((Path(__file__).parent / f"{mod}.py").read_bytes())
+    h.update(json.dumps([dataclasses.asdict(c) for c in configs], sort_keys=True).encode())
+    return h.hexdigest()[:20]
+
+
+def fit_many(configs: list[TrainConfig], progress: bool | None = None,
+             cache=None) -> list[History]:
+    """Train independent runs as one batched computation (same numbers as one by one).
+
+    ``cache`` (a directory, or ``True`` for the default, see :func:`cache_dir`) keeps the
+    histories so that another chapter asking for the same runs loads them instead."""
     if not configs:
         raise ValueError("fit_many needs at least one TrainConfig")
+    where = cache_dir(cache)
+    if where is not None:
+        key = where / _cache_key(configs)
+        if (key / "done").exists():
+            return [History.load(key / str(r)) for r in range(len(configs))]
+        hist = fit_many(configs, progress)
+        for r, h in enumerate(hist):
+            h.save(key / str(r))
+        (key / "done").touch()
+        return hist
     c0 = configs[0]
     if any(c.shape_key() != c0.shape_key() for c in configs):
-        raise ValueError("runs trained together must share every setting but seed, lr, v0 "
-                         "and init_scale")
+        raise ValueError("runs trained together must share every setting but the task, seed, "
+                         "lr, v0 and init_scale")
     dev, dtype = resolve_device(c0.device), DTYPES[c0.dtype]
     train = [dataset(c, "train") for c in configs]
     test = [dataset(c, "test") for c in configs]

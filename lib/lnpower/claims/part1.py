@@ -1,106 +1,14 @@
-"""The paper's claims as data: each has an id, where it is in the paper, the statement, the
-paper's value or prediction, a tolerance and a ``check`` that measures it now.
-
-Statuses: ``reproduced`` (within tolerance), ``partial`` (the trend holds but the stated value is
-not reached within the tolerance at the horizon checked), ``not reproduced``.
-"""
+"""Claims of Part I (§3) and of the library's theory (constants, symbolic identities)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from functools import cache
 
 import numpy as np
 import torch
 
-from . import dynamics, model, symbolic, tasks, theory
-from .tasks import Task
-
-STATUSES = ("reproduced", "partial", "not reproduced")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One checkable claim. ``source`` is ``"paper"`` or ``"book"`` (the book's own claims)."""
-
-    id: str
-    where: str
-    statement: str
-    paper: str
-    tolerance: str
-    chapter: str
-    check: Callable[[], tuple[float | str, str, str]]
-    source: str = "paper"
-
-
-@dataclass(frozen=True)
-class Result:
-    """A claim checked now: the measured value, the status and a one-line detail."""
-
-    id: str
-    where: str
-    statement: str
-    paper: str
-    measured: float | str
-    tolerance: str
-    status: str
-    detail: str
-    chapter: str
-    source: str
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-REGISTRY: dict[str, Claim] = {}
-
-
-def claim(id, where, statement, paper, tolerance, chapter, source="paper"):
-    """Register the decorated function as the check of a claim; it returns
-    ``(measured, status, detail)``."""
-    def wrap(fn):
-        if id in REGISTRY:
-            raise ValueError(f"claim {id!r} registered twice")
-        REGISTRY[id] = Claim(id, where, statement, paper, tolerance, chapter, fn, source)
-        return fn
-    return wrap
-
-
-def check(id: str) -> Result:
-    """Check one claim now."""
-    if id not in REGISTRY:
-        raise ValueError(f"unknown claim {id!r}; known: {sorted(REGISTRY)}")
-    c = REGISTRY[id]
-    measured, status, detail = c.check()
-    if status not in STATUSES:
-        raise ValueError(f"claim {id}: bad status {status!r}")
-    return Result(c.id, c.where, c.statement, c.paper, measured, c.tolerance, status, detail,
-                  c.chapter, c.source)
-
-
-def check_all() -> list[Result]:
-    """Check every registered claim, in registration order."""
-    return [check(i) for i in REGISTRY]
-
-
-def within(x: float, target: float, rel: float) -> str:
-    return "reproduced" if abs(x - target) <= rel * abs(target) else "not reproduced"
-
-
-# --- shared inputs (cached: claims re-use one Monte Carlo sample per task) -----------------
-
-@cache
-def _sample(task: str = "sphere", samples: int = 100_000, seed: int = 0) -> theory.Sample:
-    return theory.draw(Task(task), samples, seed)
-
-
-@cache
-def _ln_run(task: str = "sphere", steps: int = 10**6):
-    sm = _sample(task, 20_000, 1)
-    tab = dynamics.ln_layer_table(sm)
-    return tab, dynamics.run(tab, 0.0, 1.0, 0.1, steps, [2000, *dynamics.log_steps(steps)])
-
+from .. import model, symbolic, tasks, theory
+from ..tasks import Task
+from .core import claim
+from .inputs import sample
 
 # --- claims the library alone can check -----------------------------------------------------
 
@@ -108,7 +16,7 @@ def _ln_run(task: str = "sphere", steps: int = 10**6):
        "Task 1 (d=16, n=32)", "2.0 and 5.875 (derived closed forms)",
        "Monte Carlo within 4 standard errors", "book/principal_components")
 def _kappa():
-    k = theory.kappas(_sample())
+    k = theory.kappas(sample())
     ex = theory.kappas_exact(Task())
     z = max(abs(k[i].value - ex[i]) / k[i].stderr for i in ("kappa1", "kappa2"))
     return (round(k["kappa2"].value, 4), "reproduced" if z <= 4 else "not reproduced",
@@ -119,7 +27,7 @@ def _kappa():
        "positive for both targets (Task 1, d=16, n=32)", "L1(gamma1*) > 0 and L2(gamma2*) > 0",
        "both above 0.1", "book/principal_components")
 def _irreducible():
-    sm = _sample()
+    sm = sample()
     l1 = theory.no_ln_optimum(sm, "normalized")["loss"]
     l2 = theory.no_ln_optimum(sm, "unnormalized")["loss"]
     ok = min(l1, l2) > 0.1
@@ -133,37 +41,6 @@ def _irreducible():
 def _symbolic():
     names = symbolic.verify_all()
     return (f"{len(names)} verified", "reproduced", ", ".join(names))
-
-
-@claim("ln-gamma-2000", "RECONSTRUCTION §4.2.2 (numerical note)", "LN layer, Task 1, d=16, "
-       "n=32, eta=0.1, beta0=1: the population recursion gives gamma_2000 ~ 1.55",
-       "1.55", "1 %", "book/principal_components", source="book")
-def _gamma2000():
-    _, (t, w, v) = _ln_run()
-    g = float((w * v)[list(t).index(2000)]) if 2000 in t else float("nan")
-    return round(g, 4), within(g, 1.55, 0.01), "reduced population dynamics, 20 000 samples"
-
-
-@claim("ln-gamma-cubed-rate", "Theorem 4.3", "gamma_{t+1}^3 - gamma_t^3 -> 6 eta C1 "
-       "(Task 1, d=16, n=32, eta=0.1)", "ratio -> 1", "within 2 % at t = 10^6",
-       "book/principal_components")
-def _gamma_rate():
-    tab, (t, w, v) = _ln_run()
-    g = float((w * v)[-1])
-    C1 = 2 * theory.upsilon3(_sample()).value / 16
-    Fg = tab(g)
-    a, b = w[-1], v[-1]
-    g1 = (a - 0.1 * b * Fg) * (b - 0.1 * a * Fg)
-    ratio = (g1**3 - g**3) / (6 * 0.1 * C1)
-    status = within(ratio, 1.0, 0.02)
-    if status != "reproduced" and 0.5 < ratio < 1.5:
-        status = "partial"
-    return round(ratio, 4), status, f"gamma_(10^6) = {g:.3f}"
-
-
-def summary(results: list[Result]) -> str:
-    """``N reproduced, M partial, K not reproduced``."""
-    return ", ".join(f"{sum(r.status == s for r in results)} {s}" for s in STATUSES)
 
 
 # --- Chapter "Principal component prediction" (§3.1) ---------------------------------------
@@ -237,7 +114,7 @@ def _ex33():
 CH_TF = "book/transformer"
 
 
-def _structured_sample(seed: int = 21, count: int = 64, d: int = 8, n: int = 16):
+def _structuredsample(seed: int = 21, count: int = 64, d: int = 8, n: int = 16):
     X, a = Task("sphere", d, n).sample(count, tasks.generator(seed))
     return X, a, tasks.embed(X, a)
 
@@ -247,7 +124,7 @@ def _structured_sample(seed: int = 21, count: int = 64, d: int = 8, n: int = 16)
        "a -> (I + rho S) a/||(I + rho S) a||, rho = w v: L loops are L shifted power "
        "iterations", "exact", "max deviation < 1e-10 over L = 1..20 (float64)", CH_TF)
 def _structured():
-    X, a, E = _structured_sample()
+    X, a, E = _structuredsample()
     W, V = model.structured(8, 0.7, 1.3)
     states = model.looped(E, W, V, 20, return_all=True)
     shifted = theory.power_method(X, a, 20, gamma=0.7 * 1.3)
@@ -262,7 +139,7 @@ def _structured():
        "the power method step Sa/||Sa||, with an error of order 1/rho",
        "limit", "log-log slope of the error against rho within 0.05 of -1", CH_TF)
 def _rho_limit():
-    X, a, E = _structured_sample()
+    X, a, E = _structuredsample()
     pm = theory.power_method(X, a, 1)[0]
     rhos = np.array([1e2, 1e3, 1e4, 1e5])
     errs = []

@@ -1,0 +1,12 @@
+"""The paper's claims (and the book's own) as data, each with a check that measures it now.
+
+``check(id)`` measures one claim, ``check_all()`` every registered claim; the chapters assert
+the statuses they expect and the reproduction report lists them all.
+"""
+
+from . import part1, part2  # noqa: F401  (registers the claims)
+from .core import REGISTRY, STATUSES, Claim, Result, check, check_all, claim, summary, within
+from .part1 import invariance_z
+
+__all__ = ["REGISTRY", "STATUSES", "Claim", "Result", "check", "check_all", "claim", "summary",
+           "within", "invariance_z"]

@@ -1,0 +1,86 @@
+"""The registry: each claim has an id, where it is in the paper, the statement, the paper's
+value or prediction, a tolerance and a ``check`` that measures it now.
+
+Statuses: ``reproduced`` (within tolerance), ``partial`` (the trend holds but the stated value is
+not reached within the tolerance at the horizon checked), ``not reproduced``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+STATUSES = ("reproduced", "partial", "not reproduced")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable claim. ``source`` is ``"paper"`` or ``"book"`` (the book's own claims)."""
+
+    id: str
+    where: str
+    statement: str
+    paper: str
+    tolerance: str
+    chapter: str
+    check: Callable[[], tuple[float | str, str, str]]
+    source: str = "paper"
+
+
+@dataclass(frozen=True)
+class Result:
+    """A claim checked now: the measured value, the status and a one-line detail."""
+
+    id: str
+    where: str
+    statement: str
+    paper: str
+    measured: float | str
+    tolerance: str
+    status: str
+    detail: str
+    chapter: str
+    source: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+REGISTRY: dict[str, Claim] = {}
+
+
+def claim(id, where, statement, paper, tolerance, chapter, source="paper"):
+    """Register the decorated function as the check of a claim; it returns
+    ``(measured, status, detail)``."""
+    def wrap(fn):
+        if id in REGISTRY:
+            raise ValueError(f"claim {id!r} registered twice")
+        REGISTRY[id] = Claim(id, where, statement, paper, tolerance, chapter, fn, source)
+        return fn
+    return wrap
+
+
+def check(id: str) -> Result:
+    """Check one claim now."""
+    if id not in REGISTRY:
+        raise ValueError(f"unknown claim {id!r}; known: {sorted(REGISTRY)}")
+    c = REGISTRY[id]
+    measured, status, detail = c.check()
+    if status not in STATUSES:
+        raise ValueError(f"claim {id}: bad status {status!r}")
+    return Result(c.id, c.where, c.statement, c.paper, measured, c.tolerance, status, detail,
+                  c.chapter, c.source)
+
+
+def check_all() -> list[Result]:
+    """Check every registered claim, in registration order."""
+    return [check(i) for i in REGISTRY]
+
+
+def within(x: float, target: float, rel: float) -> str:
+    return "reproduced" if abs(x - target) <= rel * abs(target) else "not reproduced"
+
+
+def summary(results: list[Result]) -> str:
+    """``N reproduced, M partial, K not reproduced``."""
+    return ", ".join(f"{sum(r.status == s for r in results)} {s}" for s in STATUSES)
