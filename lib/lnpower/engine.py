@@ -154,6 +154,16 @@ class Model:
             dF = torch.baddbmm(_shared(dA, W, R, add=dZ), F, dG + dG.mT)
         return loss.mean(-1), gW, gV
 
+    def full_loss_and_grad(self, E, Y, W, V, chunk: int = 1024):
+        """:meth:`loss_and_grad` over a whole data set, in chunks (bounded memory)."""
+        K = E.shape[1]
+        out = [torch.zeros_like(x) for x in (W[:, 0, 0], W, V)]
+        for i in range(0, K, chunk):
+            part = self.loss_and_grad(E[:, i:i + chunk], Y[:, i:i + chunk], W, V)
+            for acc, x in zip(out, part):
+                acc += x * (min(chunk, K - i) / K)
+        return tuple(out)
+
     @torch.no_grad()
     def full_loss(self, E, Y, W, V, chunk: int = 1024):
         """Mean loss per run over a whole data set, in chunks."""
