@@ -8,6 +8,7 @@ the eigenvalues ``lam`` of S (descending) with ``c2 = <v_i, a>^2``.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,27 +62,31 @@ class Sample:
                    np.sqrt((lam**2 * c2).sum(-1)), (lam * c2).sum(-1))
 
 
+def _eigenvalues(X: torch.Tensor) -> np.ndarray:
+    """Eigenvalues of X X^T, descending: ``(K, d)``."""
+    return torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
+
+
 def draw(task: Task, samples: int = 200_000, seed: int = 0, chunk: int = 50_000,
          rtol: float = 1e-8) -> Sample:
     """Draw ``samples`` pairs (X, a) from ``task`` and reduce them (see :class:`Sample`).
 
-    Task 2 needs no eigendecomposition: S = P diag(m) P^T has spectrum m, and by rotation
-    invariance the coordinates P^T a of a in its eigenbasis are uniform on the sphere.
+    Only the spectrum of S needs an eigensolver: since a is uniform on the sphere and
+    independent of X, its coordinates c = V^T a in the eigenbasis of S are uniform on the sphere
+    and independent of the eigenvalues, for any law of X. Task 2's spectrum is m exactly.
     """
     if samples < 2:
         raise ValueError(f"samples must be >= 2, got {samples}")
     g = generator(seed)
     if task.name == "rotated":
-        c = query(samples, task.d, g)
-        lam = np.broadcast_to(np.array(sorted(task.m, reverse=True), float), c.shape)
-        return Sample.from_spectrum(task, lam, (c**2).numpy(), rtol)
-    lams, c2s = [], []
-    for i in range(0, samples, chunk):
-        X, a = task.sample(min(chunk, samples - i), g)
-        lam, vec = spectrum(X)
-        lams.append(lam.numpy())
-        c2s.append(((vec.mT @ a.unsqueeze(-1))[..., 0] ** 2).numpy())
-    return Sample.from_spectrum(task, np.concatenate(lams), np.concatenate(c2s), rtol)
+        lam = np.broadcast_to(np.array(sorted(task.m, reverse=True), float), (samples, task.d))
+    else:  # sampling the next chunk overlaps with the eigensolver on the previous one
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            jobs = [pool.submit(_eigenvalues, task.sample_X(min(chunk, samples - i), g))
+                    for i in range(0, samples, chunk)]
+            lam = np.concatenate([job.result() for job in jobs])
+    c = query(samples, task.d, g)
+    return Sample.from_spectrum(task, lam, (c**2).numpy(), rtol)
 
 
 # --- moments and constants (Theorem 4.2, Appendix B; Theorem 4.3, Appendix C) -------------
