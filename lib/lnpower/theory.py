@@ -263,8 +263,8 @@ def power_method(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None) -> torch.
 def sin_angle(y: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
     """sin of the canonical angle between y and the subspace with projector P."""
     y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
-    cos2 = (y.unsqueeze(-2) @ P @ y.unsqueeze(-1))[..., 0, 0]
-    return torch.sqrt(torch.clamp(1 - cos2, min=0))
+    perp = y - (P @ y.unsqueeze(-1))[..., 0]  # ||y - Py||, accurate where 1 - cos^2 is not
+    return torch.linalg.vector_norm(perp, dim=-1)
 
 
 def tail_index(x, frac: float = 0.01) -> Estimate:
@@ -281,3 +281,17 @@ def smallest_eigenvalues(task: Task, samples: int, seed: int = 0) -> np.ndarray:
     """lambda_d(X) for ``samples`` draws of X (Assumption A3's variable)."""
     X = task.sample_X(samples, generator(seed))
     return torch.linalg.eigvalsh(X @ X.mT)[:, 0].clamp_min(0).numpy()
+
+
+def loop_errors(W: torch.Tensor, V: torch.Tensor, X: torch.Tensor, a: torch.Tensor, L: int,
+                ln: bool = True) -> np.ndarray:
+    """sin of the angle between y_l and the principal subspace of X X^T for l = 1..L, when the
+    layer (W, V) is looped at inference on test points X ``(K, d, n)``, a ``(K, d)``
+    (Theorems 4.6, 4.7; Figs. 5, G.3). Returns ``(L, K)``."""
+    from .model import looped, output
+    from .tasks import embed, principal_projector
+
+    E = embed(X.double(), a.double())
+    P, _ = principal_projector(X.double())
+    states = looped(E, W.double(), V.double(), L, ln, return_all=True)
+    return torch.stack([sin_angle(output(s), P) for s in states]).numpy()

@@ -123,6 +123,7 @@ def paper_config(**overrides) -> TrainConfig:
     T=2000, W=0, V21=I) with ``overrides``; ``model="looped"`` defaults to L=10 and the
     subspace loss, ``model="layer"`` to the normalised target. Chapters and claims that ask for
     the same run get the same configuration, hence the same cached history."""
+    overrides = {"snapshot_steps": (100, 300), **overrides}  # the snapshots of Fig. 5
     if overrides.get("model") == "looped":
         overrides = {"loops": 10, "target": "subspace", "log_points": 20, **overrides}
     return TrainConfig(**overrides)
