@@ -58,3 +58,24 @@ def test_notebooks_stored_without_outputs():
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 assert not cell["outputs"] and cell["execution_count"] is None, p.name
+
+
+def test_colab_cells_install_from_the_configured_repository(tmp_path):
+    import shutil
+
+    import nbformat
+
+    from lnpower import colab
+
+    url, branch = colab.repository(ROOT / "_config.yml")
+    for p in sorted((ROOT / "book").glob("*.ipynb")):
+        assert colab.installed_from(nbformat.read(p, as_version=4)) == (url, branch), p.name
+    # a fork: change the URL in a copy of the config, sync, and every chapter follows
+    book = tmp_path / "book"
+    shutil.copytree(ROOT / "book", book)
+    config = tmp_path / "_config.yml"
+    config.write_text((ROOT / "_config.yml").read_text().replace(url, "https://example.org/fork"))
+    changed = colab.sync(book, config)
+    assert len(changed) == len(list(book.glob("*.ipynb")))
+    for p in changed:
+        assert colab.installed_from(nbformat.read(p, as_version=4))[0] == "https://example.org/fork"

@@ -1,4 +1,4 @@
-"""Command line: ``python -m lnpower {theory,train,bench,claims} ... [--json]``.
+"""Command line: ``python -m lnpower {theory,train,bench,claims,assignments} ... [--json]``.
 
 User errors print one line and exit with status 2; divergence exits with status 3.
 """
@@ -86,7 +86,39 @@ def cmd_bench(args) -> dict:
             "looped": looped, "layer": layer}
 
 
+def cmd_assignments(args) -> dict:
+    from pathlib import Path
+
+    from . import assignments
+
+    if args.action == "student":
+        written = assignments.write_student_editions(Path(args.path), Path(args.out))
+        return {"written": [str(p) for p in written]}
+    if not Path(args.path).is_file():
+        raise ValueError(f"no notebook at {args.path}")
+    if args.timeout <= 0:
+        raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
+    return assignments.grade(args.path, timeout=args.timeout)
+
+
+def cmd_sync_colab(args) -> dict:
+    from pathlib import Path
+
+    from . import colab
+
+    changed = colab.sync(Path(args.book), Path(args.config))
+    return {"repository": colab.repository(Path(args.config))[0],
+            "changed": [str(p) for p in changed]}
+
+
 def _print_human(name: str, out: dict) -> None:
+    if name == "assignments":
+        if "written" in out:
+            print("\n".join(out["written"]))
+        else:
+            from .assignments import report
+            print(report(out))
+        return
     if name == "bench":
         for key in ("looped", "layer"):
             r = out[key]
@@ -139,6 +171,21 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=int, default=7, help="timed blocks per implementation")
     b.add_argument("--device", default="cpu", help="cpu or cuda")
     b.add_argument("--json", action="store_true", help="print one JSON object")
+    a = sub.add_parser("assignments", help="coursework: student editions and grading")
+    asub = a.add_subparsers(dest="action", required=True)
+    st = asub.add_parser("student", help="write the student edition of every chapter")
+    st.add_argument("path", help="the book folder (or one notebook)")
+    st.add_argument("--out", required=True, help="folder for the student editions")
+    st.add_argument("--json", action="store_true", help="print one JSON object")
+    gr = asub.add_parser("grade", help="execute a submitted notebook and grade its exercises")
+    gr.add_argument("path", help="the submitted notebook")
+    gr.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+    gr.add_argument("--json", action="store_true", help="print one JSON object")
+    sc = sub.add_parser("sync-colab", help="point every chapter's Colab install cell at the "
+                        "repository named in _config.yml")
+    sc.add_argument("--book", default="book", help="the chapters' folder (default book)")
+    sc.add_argument("--config", default="_config.yml", help="default _config.yml")
+    sc.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -151,7 +198,8 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     try:
         commands = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims,
-                    "bench": cmd_bench}
+                    "bench": cmd_bench, "assignments": cmd_assignments,
+                    "sync-colab": cmd_sync_colab}
         out = commands[args.command](args)
     except TrainingDiverged as err:
         print(f"error: {err}", file=sys.stderr)
