@@ -5,11 +5,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
 
-.PHONY: book test lint unit notebooks clean-notebooks-check clean help
+.PHONY: book test lint unit notebooks standalone browser chromium clean help
 
 help:
 	@echo "make book   build the HTML book into _build/html (strict)"
-	@echo "make test   lint, unit tests, every notebook (nbval), output check, strict build"
+	@echo "make test   lint, unit tests, every notebook (nbval), chapters alone + coursework,"
+	@echo "            the strict build and the browser test"
 	@echo "make clean  remove _build and the virtual environment"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -33,7 +34,16 @@ unit: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval-lax --nbval-current-env --nbval-cell-timeout=600 book
 
-test: lint unit notebooks book
+standalone: $(STAMP)
+	$(BIN)/python tests/standalone_chapters.py
+
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+browser: $(STAMP) chromium
+	$(BIN)/python tests/browser_check.py
+
+test: lint unit notebooks standalone book browser
 	@echo "make test: all checks passed"
 
 clean:

@@ -229,22 +229,28 @@ def contraction(lam1, lam_next, gamma=None):
     return (1 + gamma * lam_next) / (1 + gamma * lam1)
 
 
-def ood_bounds(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None, rtol: float = 1e-8):
+def ood_bounds(X: torch.Tensor, a: torch.Tensor, L, gamma=None, rtol: float = 1e-8):
     """Bounds of Theorems 4.6/4.7 on sin(angle(y_L, Z)) for y_L ∝ (I + gamma S)^L a
-    (or S^L a when gamma is None): ``(|c_{r+1}| R^L, ||a_perp||/||a_Z|| R^L)``.
-    X ``(d, n)`` and a ``(d,)`` float64; returns (lower, upper, R)."""
+    (or S^L a when gamma is None): ``(|c_{r+1}| R^L, ||a_perp||/||a_Z|| R^L, R)``.
+    X ``(..., d, n)``, a ``(..., d)``; L an int or a tensor that broadcasts against the batch.
+    Floats for a single test point, float64 tensors for a batch."""
     lam, vec = spectrum(X.to(torch.float64))
-    c = vec.mT @ a.to(torch.float64)
-    top = lam >= lam[0] * (1 - rtol)
-    r = int(top.sum())
-    if r == len(lam):
+    c = (vec.mT @ a.to(torch.float64).unsqueeze(-1))[..., 0]
+    top = lam >= lam[..., :1] * (1 - rtol)
+    r = top.sum(-1, keepdim=True)
+    if (r == lam.shape[-1]).any():
         raise ValueError("S has a single eigenvalue: no principal subspace to converge to")
-    R = float(contraction(lam[0], lam[r], gamma))
-    a_z = float(torch.linalg.vector_norm(c[top]))
-    a_perp = float(torch.linalg.vector_norm(c[~top]))
-    if a_z == 0:
+    lam_next = lam.gather(-1, r)[..., 0]
+    R = contraction(lam[..., 0], lam_next, gamma)
+    a_z = torch.linalg.vector_norm(c * top, dim=-1)
+    a_perp = torch.linalg.vector_norm(c * ~top, dim=-1)
+    if (a_z == 0).any():
         raise ValueError("a is orthogonal to the principal subspace (a_Z = 0)")
-    return abs(float(c[r])) * R**L, a_perp / a_z * R**L, R
+    RL = R ** torch.as_tensor(L, dtype=torch.float64)
+    lower, upper = c.gather(-1, r)[..., 0].abs() * RL, a_perp / a_z * RL
+    if lower.dim() == 0:
+        return float(lower), float(upper), float(R)
+    return lower, upper, R
 
 
 def power_method(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None) -> torch.Tensor:

@@ -1,0 +1,179 @@
+"""The built book in a real browser: every page loaded in headless Chromium (Debian's
+``chromium``, driven by Playwright), checked, and photographed; every internal link resolved.
+
+Per page: no JavaScript error; MathJax has typeset every math element and reported no error;
+every image has loaded; as many theorem and exercise boxes as the source has directives; on
+notebook pages, a Colab link to ``.../blob/<branch>/book/<name>.ipynb``. Screenshots go to
+``_build/screenshots/``. Usage: ``python tests/browser_check.py``; exits non-zero on failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import sys
+import threading
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlparse
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key) and not (tag == "link" and a.get("rel") == "preconnect"):
+                self.refs.append(a[key])
+
+
+def parse(path: Path) -> Links:
+    p = Links()
+    p.feed(path.read_text(errors="replace"))
+    return p
+
+
+def check_links() -> list[str]:
+    """Every relative href/src of every built page points at a file that exists (and at an id
+    that exists, for links into a page)."""
+    problems, parsed = [], {}
+    for page in HTML.rglob("*.html"):
+        if "_static" in page.parts:  # the theme's Jinja templates, not pages
+            continue
+        for ref in parse(page).refs:
+            url = urlparse(ref)
+            if url.scheme or ref.startswith(("//", "mailto:", "javascript:", "data:")):
+                continue
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                problems.append(f"{page.relative_to(HTML)}: broken link {ref}")
+                continue
+            if url.fragment and target.suffix == ".html":
+                ids = parsed.setdefault(target, parse(target).ids)
+                if unquote(url.fragment) not in ids:
+                    problems.append(f"{page.relative_to(HTML)}: no anchor #{url.fragment} in "
+                                    f"{target.relative_to(HTML)}")
+    return problems
+
+
+def source_counts(name: str) -> tuple[int, int]:
+    """(theorem-like directives, exercise directives) in a page's source."""
+    src = next((p for p in (ROOT / "book" / f"{name}.ipynb", ROOT / "book" / f"{name}.md")
+                if p.exists()), None)
+    text = src.read_text() if src else ""
+    return len(re.findall(r":::\{prf:", text)), len(re.findall(r":::\{exercise\}", text))
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve():
+    handler = functools.partial(Quiet, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
+    problems, errors = [], []
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(urljoin(base, rel), wait_until="load")
+    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && "
+                           "window.MathJax.startup.promise)", timeout=20_000)
+    page.evaluate("() => window.MathJax && window.MathJax.startup.promise")
+    page.wait_for_timeout(300)
+    info = page.evaluate("""() => ({
+        math: document.querySelectorAll('.math').length,
+        typeset: [...document.querySelectorAll('.math')].filter(
+            m => m.querySelector('mjx-container') || m.tagName === 'MJX-CONTAINER').length,
+        merror: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
+        raw: [...document.querySelectorAll('article p, article li')].filter(
+            e => /\\$\\$|\\\\\\(|\\\\\\[|\\\\begin\\{/.test(e.innerText)).length,
+        images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(
+            i => i.src),
+        proofs: document.querySelectorAll('div.proof').length,
+        exercises: document.querySelectorAll('div.exercise').length,
+        colab: [...document.querySelectorAll('a')].map(a => a.href).filter(
+            h => h.includes('colab.research.google.com')),
+    })""")
+    name = Path(rel).stem
+    if errors:
+        problems.append(f"JavaScript errors: {errors[:3]}")
+    if info["typeset"] != info["math"] or info["merror"] or info["raw"]:
+        problems.append(f"math: {info['typeset']}/{info['math']} typeset, {info['merror']} "
+                        f"errors, {info['raw']} paragraphs with raw TeX")
+    if info["images"]:
+        problems.append(f"images not loaded: {info['images'][:3]}")
+    n_prf, n_ex = source_counts(name)
+    if info["proofs"] < n_prf or info["exercises"] != n_ex:
+        problems.append(f"boxes: {info['proofs']} theorem-like for {n_prf} directives, "
+                        f"{info['exercises']} exercises for {n_ex}")
+    if (ROOT / "book" / f"{name}.ipynb").exists():
+        want = f"/blob/{branch}/book/{name}.ipynb"
+        if not any(h.endswith(want) for h in info["colab"]):
+            problems.append(f"no Colab link ending in {want}: {info['colab']}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.close()
+    return problems
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT / "lib"))
+    from lnpower.colab import repository
+
+    if not (HTML / "index.html").exists():
+        print("no built book: run make book first")
+        return 1
+    if not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} is missing: apt-get install chromium")
+        return 1
+    _, branch = repository(ROOT / "_config.yml")
+    t0 = time.perf_counter()
+    pages = ["index.html"] + sorted(str(p.relative_to(HTML)) for p in (HTML / "book").glob(
+        "*.html"))
+    server = serve()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    failures = 0
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for rel in pages:
+            problems = check_page(browser, base, rel, branch)
+            print(("FAIL " if problems else "ok   ") + rel)
+            for p in problems:
+                print("     " + p)
+            failures += bool(problems)
+        browser.close()
+    server.shutdown()
+    links = check_links()
+    for p in links:
+        print("FAIL " + p)
+    print(f"{len(pages) - failures} passed, {failures + len(links)} failed "
+          f"({len(pages)} pages, link check over {sum(1 for _ in HTML.rglob('*.html'))} files, "
+          f"{time.perf_counter() - t0:.0f} s; screenshots in {SHOTS.relative_to(ROOT)})")
+    return 1 if failures or links else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
