@@ -80,9 +80,20 @@ def source_counts(name: str) -> tuple[int, int]:
     return len(re.findall(r":::\{prf:", text)), len(re.findall(r":::\{exercise\}", text))
 
 
+MISSING: list[str] = []
+
+
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+    def send_error(self, code, message=None, explain=None):
+        if code == 404 and not self.path.startswith("/favicon"):
+            MISSING.append(self.path)
+        try:
+            super().send_error(code, message, explain)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 def serve():
@@ -166,7 +177,7 @@ def main() -> int:
             failures += bool(problems)
         browser.close()
     server.shutdown()
-    links = check_links()
+    links = check_links() + [f"the browser requested a missing file: {m}" for m in MISSING]
     for p in links:
         print("FAIL " + p)
     print(f"{len(pages) - failures} passed, {failures + len(links)} failed "
