@@ -72,7 +72,8 @@ def grade(py: Path, notebook: Path, work: Path, student: bool) -> tuple[str, lis
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", type=Path)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="notebooks run at once (more than 1 oversubscribes a 2-core machine)")
     args = ap.parse_args()
     chapters = args.notebooks or sorted((ROOT / "book").glob("*.ipynb"))
     t0 = time.perf_counter()
