@@ -98,7 +98,7 @@ def run(F, w0: float, v0: float, eta: float, steps: int, record=None):
         f = eta * F(w * v)
         if not math.isfinite(f):
             raise FloatingPointError(f"reduced dynamics diverged at step {t}")
-        w, v = w - v * f, v - w * f  # the same update as increment(), inlined for speed
+        w, v = w - v * f, v - w * f
     return np.array(ts), np.array(ws), np.array(vs)
 
 
@@ -127,7 +127,11 @@ def exponent(t, y, t_lo: float, t_hi: float):
     return p, float(local.min()), float(local.max())
 
 
-def increment(F, w: float, v: float, eta: float) -> tuple[float, float]:
-    """One step of the reduced dynamics from (w, v): returns (w', v')."""
-    f = eta * F(w * v)
-    return w - v * f, v - w * f
+def power_increment(F, w: float, v: float, eta: float, k: int) -> float:
+    """``p'^k - p^k`` for p = w v over one step of the reduced dynamics (k = 2: Theorem 4.1's
+    rho^2 increment; k = 3: Theorem 4.3's gamma^3 increment). With
+    ``delta = p' - p = -eta (w^2 + v^2) F + eta^2 p F^2`` (Appendix B.2.3) the difference is
+    factored as ``delta * sum_j p'^j p^(k-1-j)``, so no two numbers of size p^k are subtracted."""
+    p, f = w * v, F(w * v)
+    delta = -eta * (w * w + v * v) * f + eta * eta * p * f * f
+    return delta * sum((p + delta) ** j * p ** (k - 1 - j) for j in range(k))

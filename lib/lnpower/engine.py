@@ -105,7 +105,7 @@ class Model:
         z = e + _rmul(V, Gu)
         r = _col_norm(z, -1) if self.layer_norm else None
         yf = z / r if self.layer_norm else z
-        return yf, (saved, E, e, u, Eu, Gu, r, yf) if keep else None
+        return yf, (saved, E, e, u, Eu, Gu, r) if keep else None
 
     def predict(self, E, W, V):
         """``y_L`` for every sample: ``(R, B, d)``."""
@@ -118,7 +118,7 @@ class Model:
 
     def loss_and_grad(self, E, Y, W, V):
         """Loss per run and its gradients with respect to W and V (each run's own mean)."""
-        yf, (saved, E_last, e, u, Eu, Gu, r, yf) = self._forward(E, W, V, keep=True)
+        yf, (saved, E_last, e, u, Eu, Gu, r) = self._forward(E, W, V, keep=True)
         d = yf.shape[-1] // 2
         loss, gy = _loss_grad_y(yf[..., d:], Y, self.target)
         B = E.shape[1]

@@ -19,12 +19,6 @@ def zero_block_max(history) -> float:
                for W, V in history.snapshots.values())
 
 
-def _increment_ratio(tab, t, w, v, power: int, limit: float) -> float:
-    """(p_{t+1}^k - p_t^k)/limit at the last recorded step, p = w v."""
-    w1, v1 = dynamics.increment(tab, w[-1], v[-1], 0.1)
-    return ((w1 * v1) ** power - (w[-1] * v[-1]) ** power) / limit
-
-
 # --- Theorem 4.1: the looped model ------------------------------------------------------------
 
 @claim("looped-zero-blocks", "Theorem 4.1 (1), Fig. 1", "SGD from W = 0, V21 = I keeps W11, W21, "
@@ -65,7 +59,7 @@ def _looped_limit():
 def _looped_inc():
     tab, (t, w, v) = looped_run()
     c_L = theory.c_L(sample("sphere", 5_000, 1), 10).value
-    ratio = _increment_ratio(tab, t, w, v, 2, 4 * 0.1 * c_L / 16)
+    ratio = dynamics.power_increment(tab, w[-1], v[-1], 0.1, 2) / (4 * 0.1 * c_L / 16)
     return round(ratio, 4), within(ratio, 1.0, 0.02), f"c_L = {c_L:.4f}"
 
 
@@ -232,11 +226,7 @@ def _gamma_rate():
     C1 = 2 * theory.upsilon3(sample("sphere", 20_000, 1)).value / 16
 
     def ratio(a, b):
-        # gamma' - gamma = -eta S F + eta^2 gamma F^2 (Appendix B.2.3); the cube's increment
-        # is factored to avoid cancelling two numbers of size gamma^3
-        g, f = a * b, tab(a * b)
-        delta = -0.1 * (a * a + b * b) * f + 0.01 * g * f * f
-        return delta * (3 * g * g + 3 * g * delta + delta * delta) / (6 * 0.1 * C1)
+        return dynamics.power_increment(tab, a, b, 0.1, 3) / (6 * 0.1 * C1)
 
     gammas = np.geomspace(100, 1e4, 9)
     r = np.array([ratio(np.sqrt(g), np.sqrt(g)) for g in gammas])

@@ -34,8 +34,8 @@ def _looped_long():
     tab = dynamics.looped_table(sm, 10)
     t, w, v = dynamics.run(tab, 0.0, 1.0, 0.1, 10**7, dynamics.log_steps(10**7, 120))
     p = dynamics.exponent(t, w * v, 1e6, 1e7)[0]
-    w1, v1 = dynamics.increment(tab, w[-1], v[-1], 0.1)
-    ratio = ((w1 * v1) ** 2 - (w[-1] * v[-1]) ** 2) / (4 * 0.1 * theory.c_L(sm, 10).value / 16)
+    limit = 4 * 0.1 * theory.c_L(sm, 10).value / 16
+    ratio = dynamics.power_increment(tab, w[-1], v[-1], 0.1, 2) / limit
     ok = abs(p - 0.5) < 0.005 and abs(ratio - 1) < 0.01
     return round(p, 4), "reproduced" if ok else "not reproduced", \
         f"exponent {p:.4f}, increment ratio {ratio:.4f} at t = 10^7"
