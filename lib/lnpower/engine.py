@@ -45,19 +45,29 @@ def _col_norm(Z: torch.Tensor, dim: int) -> torch.Tensor:
     return (Z * Z).sum(dim, keepdim=True).sqrt()
 
 
-def _shared(F: torch.Tensor, M: torch.Tensor, R: int, add: torch.Tensor | None = None):
-    """``F_b M_r`` (plus ``add``) for all samples b of run r as one GEMM per run:
-    ``(R*B, N, D)`` -> the same shape."""
-    RB, N, D = F.shape
-    if add is None:
-        return torch.bmm(F.reshape(R, -1, D), M).reshape(RB, N, -1)
-    return torch.baddbmm(add.reshape(R, -1, D), F.reshape(R, -1, D), M).reshape(RB, N, -1)
+def _shared(F: torch.Tensor, M: torch.Tensor, R: int, out: torch.Tensor,
+            accumulate: bool = False) -> torch.Tensor:
+    """``F_b M_r`` for all samples b of run r as one GEMM per run, written into (or, with
+    ``accumulate``, added to) ``out``: ``(R*B, N, D)`` -> ``(R*B, N, D')``."""
+    D = F.shape[-1]
+    o, F, M = out.view(R, -1, out.shape[-1]), F.reshape(R, -1, D), M
+    if R == 1:  # a plain GEMM is about 10 % faster than a batch of one
+        o, F, M = o[0], F[0], M[0]
+    if accumulate:
+        o.addmm_(F, M) if R == 1 else o.baddbmm_(F, M)
+    else:
+        torch.mm(F, M, out=o) if R == 1 else torch.bmm(F, M, out=o)
+    return out
 
 
-def _shared_sum(P: torch.Tensor, Q: torch.Tensor, R: int) -> torch.Tensor:
-    """``sum_b P_b^T Q_b`` per run as one GEMM: ``(R*B, N, D)`` x2 -> ``(R, D, D)``."""
-    D = P.shape[-1]
-    return torch.bmm(P.reshape(R, -1, D).mT, Q.reshape(R, -1, Q.shape[-1]))
+def _shared_sum(P: torch.Tensor, Q: torch.Tensor, R: int, out: torch.Tensor) -> torch.Tensor:
+    """``out += sum_b P_b^T Q_b`` per run as one GEMM: ``(R*B, N, D)`` x2 -> ``(R, D, D)``."""
+    P, Q = P.reshape(R, -1, P.shape[-1]).mT, Q.reshape(R, -1, Q.shape[-1])
+    if R == 1:
+        out[0].addmm_(P[0], Q[0])
+    else:
+        out.baddbmm_(P, Q)
+    return out
 
 
 def _rmul(W: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -71,10 +81,34 @@ def _outer_sum(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 class Model:
-    """The looped layer (3.1) with L loops (L = 1: the single layer (4.3)/(4.5))."""
+    """The looped layer (3.1) with L loops (L = 1: the single layer (4.3)/(4.5)).
+
+    A model keeps the buffers of its last few input shapes and reuses them on the next call
+    (fresh tensors of this size cost page faults that took a fifth of a step), so one instance
+    must not be called from two threads at once. Returned tensors never alias the buffers."""
 
     def __init__(self, loops: int, layer_norm: bool, target: str):
         self.loops, self.layer_norm, self.target = loops, layer_norm, target
+        self._buffers: dict[tuple, dict[str, torch.Tensor]] = {}
+
+    def _workspace(self, E: torch.Tensor, keep: bool) -> dict[str, torch.Tensor]:
+        """Buffers for input ``E``: per full loop when ``keep`` (the backward pass reads them),
+        else two alternating slots."""
+        R, B, D, N = E.shape
+        key = (tuple(E.shape), E.dtype, E.device, keep)
+        if key not in self._buffers:
+            if len(self._buffers) >= 4:
+                self._buffers.pop(next(iter(self._buffers)))
+            slots = self.loops if keep else 2
+            new = lambda *shape: torch.empty(shape, dtype=E.dtype, device=E.device)
+            self._buffers[key] = {
+                "F": new(slots, R * B, N, D), "A": new(slots, R * B, N, D),
+                "C": new(slots, R * B, N, D), "G": new(slots, R * B, D, D),
+                "r": new(slots, R * B, N, 1),
+                # backward: two alternating dF/dZ buffers, dC, dA, dG, dG + dG^T, row sums
+                "dF": new(2, R * B, N, D), "dC": new(R * B, N, D), "dA": new(R * B, N, D),
+                "dG": new(2, R * B, D, D), "s": new(R * B, N, 1)}
+        return self._buffers[key]
 
     def _forward(self, E, W, V, keep: bool):
         """Full loops 1..L-1, then the last column of loop L. Returns the output column
@@ -83,21 +117,29 @@ class Model:
         The full loops run on ``F = E^T`` (tokens as rows): ``Z^T = F + F W^T (F^T F) V^T``, so
         both products with the shared weights are single GEMMs over all R*B*(n+1) tokens."""
         R, B, D, N = E.shape
+        L = self.loops
         saved = []
-        if self.loops > 1:
-            F = E.mT.reshape(R * B, N, D)
-        for _ in range(self.loops - 1):
-            A = _shared(F, W.mT, R)
-            G = torch.bmm(F.mT, F)
-            C = torch.bmm(A, G)
-            Z = _shared(C, V.mT, R, add=F)
-            r = torch.linalg.vector_norm(Z, dim=-1, keepdim=True) if self.layer_norm else None
-            F_next = Z.div_(r) if self.layer_norm else Z
+        if L > 1:
+            ws = self._workspace(E, keep)
+            F = ws["F"][0]
+            F.view(R, B, N, D).copy_(E.mT)
+        for i in range(L - 1):
+            s, nxt = (i, i + 1) if keep else (0, (i + 1) % 2)
+            A, G, C, F_next = ws["A"][s], ws["G"][s], ws["C"][s], ws["F"][nxt]
+            _shared(F, W.mT, R, out=A)
+            torch.bmm(F.mT, F, out=G)
+            torch.bmm(A, G, out=C)
+            F_next.copy_(F)
+            _shared(C, V.mT, R, out=F_next, accumulate=True)
+            r = None
+            if self.layer_norm:
+                r = torch.linalg.vector_norm(F_next, dim=-1, keepdim=True, out=ws["r"][s])
+                F_next.div_(r)
             if keep:
                 saved.append((F, A, G, C, r, F_next))
             F = F_next
-        if self.loops > 1:
-            E = F.reshape(R, B, N, D).mT
+        if L > 1:
+            E = F.view(R, B, N, D).mT
         e = E[..., -1]
         u = _rmul(W, e)
         Eu = (E.mT @ _col(u))[..., 0]
@@ -134,24 +176,32 @@ class Model:
         if not saved:
             return loss.mean(-1), gW, gV
         R, B, D, N = E_last.shape
-        dF = _col(Eu) @ q.unsqueeze(-2) + _col(Eq) @ u.unsqueeze(-2)
-        dF[..., -1, :] += dz + _rmul(W.mT, Gq)
-        dF = dF.reshape(R * B, N, D)
+        ws = self._workspace(E, True)
+        dF, dZ_other = ws["dF"][0], ws["dF"][1]
+        dF4 = dF.view(R, B, N, D)
+        torch.mul(Eu[..., :, None], q[..., None, :], out=dF4)
+        dF4.addcmul_(Eq[..., :, None], u[..., None, :])
+        dF4[..., -1, :] += dz + _rmul(W.mT, Gq)
+        dC, dA, dG, dGs = ws["dC"], ws["dA"], ws["dG"][0], ws["dG"][1]
         # full loops, last to first (transposed layout, see _forward)
         for i, (F, A, G, C, r_l, F_out) in reversed(list(enumerate(saved))):
             if self.layer_norm:
-                dZ = torch.addcmul(dF, F_out, (F_out * dF).sum(-1, keepdim=True), value=-1)
-                dZ.div_(r_l)
+                s = torch.sum(torch.mul(F_out, dF, out=dZ_other), -1, keepdim=True, out=ws["s"])
+                dZ = torch.addcmul(dF, F_out, s, value=-1, out=dZ_other).div_(r_l)
+                dZ_other = dF
             else:
                 dZ = dF
-            gV += _shared_sum(dZ, C, R)
-            dC = _shared(dZ, V, R)
-            dA = torch.bmm(dC, G)
-            gW += _shared_sum(dA, F, R)
+            _shared_sum(dZ, C, R, out=gV)
+            _shared(dZ, V, R, out=dC)
+            torch.bmm(dC, G, out=dA)
+            _shared_sum(dA, F, R, out=gW)
             if i == 0:  # the input E is data: no gradient needed
                 break
-            dG = torch.bmm(A.mT, dC)
-            dF = torch.baddbmm(_shared(dA, W, R, add=dZ), F, dG + dG.mT)
+            torch.bmm(A.mT, dC, out=dG)
+            torch.add(dG, dG.mT, out=dGs)
+            # dF of the loop's input, built in dZ's buffer (dZ is no longer needed)
+            _shared(dA, W, R, out=dZ, accumulate=True)
+            dF = dZ.baddbmm_(F, dGs)
         return loss.mean(-1), gW, gV
 
     def full_loss_and_grad(self, E, Y, W, V, chunk: int = 1024):
