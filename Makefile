@@ -33,7 +33,7 @@ book: $(PKG)
 	@echo "Open: $(CURDIR)/_build/html/index.html"
 
 lint: $(PKG)
-	$(BIN)/ruff check lib tests
+	$(BIN)/ruff check lib tests book
 
 unit: $(PKG)
 	$(BIN)/python -m pytest -q tests

@@ -81,7 +81,45 @@ def test_no_ln_dynamics_converge_to_gamma_star():
     assert abs(w[-1] * v[-1] - 0.66) < 1e-8
 
 
+def test_table_fast_path_equals_calling_the_table():
+    tab = dynamics.looped_table(theory.draw(Task("sphere", 8, 16), 2000, 6), 3, points=300)
+    rec = [0, 5, 777, 5000]
+    t1, w1, v1 = dynamics.run(tab, 0.0, 1.0, 0.1, 5000, rec)
+    t2, w2, v2 = dynamics.run(lambda r: tab(r), 0.0, 1.0, 0.1, 5000, rec)
+    assert t1.tolist() == t2.tolist() == rec
+    np.testing.assert_allclose(w1, w2, rtol=1e-13)
+    np.testing.assert_allclose(v1, v2, rtol=1e-13)
+    # steps outside 0..steps are not recorded; every step is recorded by default
+    assert dynamics.run(tab, 0.0, 1.0, 0.1, 10, [-1, 3, 11])[0].tolist() == [3]
+    assert dynamics.run(tab, 0.0, 1.0, 0.1, 10)[0].tolist() == list(range(11))
+
+
+def test_diverging_dynamics_name_the_step():
+    F = dynamics.no_ln_F(5.875, 0.66, 16)
+    with pytest.raises(FloatingPointError, match="diverged at step"):
+        dynamics.run(F, 0.0, 1.0, 40.0, 10_000, [10_000])
+
+
+def test_integer_power_matches_numpy():
+    x = np.random.default_rng(0).uniform(0.1, 1.5, (7, 5))
+    for k in (1, 2, 3, 20, 33):
+        np.testing.assert_allclose(theory._ipow(x, k), x**k, rtol=1e-13)
+
+
+def test_descent_lemma_is_the_exact_loss_change():
+    lemma = symbolic.descent_lemma()
+    k2, g_star, d, eta, S, g = 5.875, 0.66, 16, 0.1, 1.7, 0.2
+    F = 2 * k2 / d * (g - g_star)
+    g_next = g - eta * S * F + eta**2 * g * F**2
+    exact = k2 * ((g_next - g_star) ** 2 - (g - g_star) ** 2)
+    sym = {s.name: s for s in lemma["change"].free_symbols}
+    value = lemma["change"].subs({sym["kappa2"]: k2, sym["d"]: d, sym["eta"]: eta, sym["F"]: F,
+                                  sym["gamma"]: g, sym["S"]: S})
+    assert math.isclose(float(value), exact, rel_tol=1e-12)
+    assert lemma["ratio_max"] < 0.5
+
+
 def test_symbolic_identities():
-    assert len(symbolic.verify_all()) == 7
+    assert len(symbolic.verify_all()) == 8
     g = symbolic.no_ln_landscape("unnormalized")["gamma_star"]
     assert (g - (1 - symbolic.k1 / symbolic.k2)).simplify() == 0

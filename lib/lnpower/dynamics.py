@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -31,7 +32,7 @@ class Table:
 
     @classmethod
     def build(cls, F_exact, rho_max: float = 1e7, points: int = 3000, scale: float = 1e-2,
-              chunk: int = 20) -> Table:
+              chunk: int = 4) -> Table:
         u = np.linspace(0.0, math.log1p(rho_max / scale), points)
         rho = scale * np.expm1(u)
         F = np.concatenate([F_exact(rho[i:i + chunk]) for i in range(0, points, chunk)])
@@ -41,15 +42,37 @@ class Table:
         slope = (logF[-1] - logF[-2]) / math.log(rho[-1] / rho[-2])
         return cls(float(u[1] - u[0]), scale, logF.tolist(), float(slope), F_exact)
 
-    def __call__(self, rho: float) -> float:
-        u = math.log1p(rho / self.scale) / self.h
-        k = int(u)
-        last = len(self.logF) - 1
-        if k >= last:
-            rho_end = self.scale * math.expm1(last * self.h)
-            return -math.exp(self.logF[-1] + self.slope * math.log(rho / rho_end))
-        f = u - k
-        return -math.exp(self.logF[k] * (1 - f) + self.logF[k + 1] * f)
+    def __post_init__(self):
+        self._last = len(self.logF) - 1
+        self._dlog = [b - a for a, b in zip(self.logF, self.logF[1:])]
+        self._inv_h, self._inv_scale = 1 / self.h, 1 / self.scale
+        self._log_rho_end = math.log(self.scale * math.expm1(self._last * self.h))
+
+    def __call__(self, rho: float, log1p=math.log1p, exp=math.exp, log=math.log) -> float:
+        u = log1p(rho * self._inv_scale) * self._inv_h
+        if u < self._last:
+            k = int(u)
+            return -exp(self.logF[k] + self._dlog[k] * (u - k))
+        return -exp(self.logF[-1] + self.slope * (log(rho) - self._log_rho_end))
+
+    def advance(self, w: float, v: float, eta: float, m: int, t0: int = 0):
+        """``m`` steps of the recursion (see :func:`run`) with F looked up inline, about twice
+        as fast as calling the table at every step."""
+        logF, dlog, last, slope = self.logF, self._dlog, self._last, self.slope
+        inv_s, inv_h, log_end, top = self._inv_scale, self._inv_h, self._log_rho_end, logF[-1]
+        log1p, exp, log, isfinite = math.log1p, math.exp, math.log, math.isfinite
+        for i in range(m):
+            rho = w * v
+            u = log1p(rho * inv_s) * inv_h
+            if u < last:
+                k = int(u)
+                f = -eta * exp(logF[k] + dlog[k] * (u - k))
+            else:
+                f = -eta * exp(top + slope * (log(rho) - log_end))
+            if not isfinite(f):
+                raise FloatingPointError(f"reduced dynamics diverged at step {t0 + i}")
+            w, v = w - v * f, v - w * f
+        return w, v
 
     def max_rel_error(self, probes: int = 60) -> float:
         """Largest relative error of the interpolant at grid midpoints (a sample of them)."""
@@ -74,31 +97,35 @@ def looped_table(sample: theory.Sample, L: int, rho_max: float = 1e4, points: in
                        points=points, **kw)
 
 
+def _advance(F, w: float, v: float, eta: float, m: int, t0: int = 0):
+    """``m`` steps of the recursion for any callable F."""
+    for i in range(m):
+        f = eta * F(w * v)
+        if not math.isfinite(f):
+            raise FloatingPointError(f"reduced dynamics diverged at step {t0 + i}")
+        w, v = w - v * f, v - w * f
+    return w, v
+
+
 def run(F, w0: float, v0: float, eta: float, steps: int, record=None):
     """Iterate ``w' = w - eta v F(wv)``, ``v' = v - eta w F(wv)`` for ``steps`` steps.
 
-    ``record``: sorted step numbers at which to store (t, w, v); default every step.
-    Returns numpy arrays ``(t, w, v)``.
+    ``record``: step numbers at which to store (t, w, v) (those outside 0..steps are ignored);
+    default every step. Returns numpy arrays ``(t, w, v)``.
     """
     if eta <= 0 or steps < 0:
         raise ValueError("eta must be > 0 and steps >= 0")
-    rec = range(steps + 1) if record is None else sorted(set(record))
-    rec_iter = iter(rec)
-    nxt = next(rec_iter, None)
+    rec = range(steps + 1) if record is None else sorted({int(t) for t in record
+                                                          if 0 <= t <= steps})
+    advance = F.advance if isinstance(F, Table) else partial(_advance, F)
     ts, ws, vs = [], [], []
-    w, v = float(w0), float(v0)
-    for t in range(steps + 1):
-        if t == nxt:
-            ts.append(t)
-            ws.append(w)
-            vs.append(v)
-            nxt = next(rec_iter, None)
-        if t == steps:
-            break
-        f = eta * F(w * v)
-        if not math.isfinite(f):
-            raise FloatingPointError(f"reduced dynamics diverged at step {t}")
-        w, v = w - v * f, v - w * f
+    t, w, v = 0, float(w0), float(v0)
+    for r in rec:
+        w, v = advance(w, v, eta, r - t, t)
+        t = r
+        ts.append(t)
+        ws.append(w)
+        vs.append(v)
     return np.array(ts), np.array(ws), np.array(vs)
 
 

@@ -65,6 +65,37 @@ def first_iteration() -> sp.Expr:
     return a1
 
 
+def descent_lemma() -> dict[str, sp.Expr]:
+    """Theorem 4.2's descent lemma (Appendix B.2.3, Parts 1 and 3). For the quadratic
+    ``L = L* + kappa2 (gamma - gamma*)^2`` (so F = L'/d) one step of the recursion changes the
+    loss by exactly ``-eta d S F^2 + B`` with
+    ``B = eta^2 d gamma F^3 + kappa2 (eta^2 S^2 F^2 - 2 eta^3 gamma S F^3 + eta^4 gamma^2 F^4)``.
+    Divided by ``eta d S F^2``, B is ``x r + y (1 - x r)^2`` with x = eta F, r = gamma/S
+    (|r| <= 1/2 always) and y = kappa2 eta S/d. Under the first two conditions of eta_max,
+    |x| <= 1/4 and y <= 1/8, that ratio is at most 113/512 < 1/2: the loss falls by at least
+    ``eta d S F^2 / 2`` per step (Part 3)."""
+    g_star, L_star, S = sp.symbols("gamma_star L_star S", real=True)
+    x, r, y = sp.symbols("x r y", real=True)
+    L = lambda g: L_star + k2 * (g - g_star) ** 2
+    Fg = sp.diff(L(gamma), gamma) / d
+    g_next = gamma - eta * S * Fg + eta**2 * gamma * Fg**2  # recursions()["gamma"]
+    change = sp.expand(L(g_next) - L(gamma))
+    B = eta**2 * d * gamma * F**3 + k2 * (eta**2 * S**2 * F**2 - 2 * eta**3 * gamma * S * F**3
+                                          + eta**4 * gamma**2 * F**4)
+    assert _zero(change - (-eta * d * S * F**2 + B).subs(F, Fg))
+    ratio = x * r + y * (1 - x * r) ** 2
+    assert _zero((B / (eta * d * S * F**2)).subs(gamma, r * S)
+                 - ratio.subs({x: eta * F, y: k2 * eta * S / d}))
+    # increasing in y ((1 - xr)^2 >= 0) and in p = xr (slope 1 - 2y(1 - p) >= 1 - 9/32 > 0) on
+    # |p| <= 1/8, 0 <= y <= 1/8: the maximum is at the corner p = y = 1/8
+    p = sp.Symbol("p", real=True)
+    slope = sp.diff(ratio.subs(x * r, p), p)
+    assert slope.subs({p: -sp.Rational(1, 8), y: sp.Rational(1, 8)}) > 0  # its smallest value
+    ratio_max = ratio.subs({x: sp.Rational(1, 4), r: sp.Rational(1, 2), y: sp.Rational(1, 8)})
+    assert ratio_max == sp.Rational(113, 512) and ratio_max < sp.Rational(1, 2)
+    return {"change": -eta * d * S * F**2 + B, "ratio": ratio, "ratio_max": ratio_max}
+
+
 def ln_large_gamma() -> dict[str, sp.Expr]:
     """Per-sample LN-layer loss for large gamma (Appendix C.2.2). With s = ||Sa||, q = a^T S a,
     ``loss = 2 - 2 (q/s + gamma s)/sqrt(1 + 2 gamma q + gamma^2 s^2) = (s^2 - q^2)/(gamma^2 s^4)
@@ -128,9 +159,10 @@ def verify_all() -> list[str]:
     no_ln_landscape("normalized")
     no_ln_landscape("unnormalized")
     first_iteration()
+    descent_lemma()
     ln_large_gamma()
     looped_increment()
     kappas_sphere()
     collapse()
-    return ["recursions", "no_ln_landscape", "first_iteration", "ln_large_gamma",
+    return ["recursions", "no_ln_landscape", "first_iteration", "descent_lemma", "ln_large_gamma",
             "looped_increment", "kappas_sphere", "collapse"]

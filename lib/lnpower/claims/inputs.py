@@ -25,9 +25,15 @@ def ln_run(task: str = "sphere", steps: int = 10**6):
 
 
 @cache
+def looped_F(task: str = "sphere", loops: int = 10) -> dynamics.Table:
+    """F = L_L'/d of the looped model, tabulated from 5 000 samples."""
+    return dynamics.looped_table(sample(task, 5_000, 1), loops)
+
+
+@cache
 def looped_run(task: str = "sphere", loops: int = 10, steps: int = 10**6):
     """The looped model's reduced population dynamics (Theorem 4.1) from w=0, v=1."""
-    tab = dynamics.looped_table(sample(task, 5_000, 1), loops)
+    tab = looped_F(task, loops)
     return tab, dynamics.run(tab, 0.0, 1.0, 0.1, steps, [2000, *dynamics.log_steps(steps)])
 
 

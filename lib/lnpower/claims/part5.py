@@ -8,7 +8,7 @@ from .. import dynamics, model, theory
 from ..tasks import Task, generator, principal_projector
 from ..train import fit_many, paper_config
 from .core import claim
-from .inputs import paper_runs, sample
+from .inputs import looped_run, paper_runs, sample
 
 CH = "book/beyond"
 
@@ -30,9 +30,8 @@ def sample_size_runs(sizes=(100, 1000, 10_000)):
        "rho_{t+1}^2 - rho_t^2 = 4 eta c_L/d to within 1 %", "exponent 1/2, constant 4 eta c_L/d",
        "exponent on [10^6, 10^7] within 0.005 of 1/2 and increment ratio within 1 %", CH, "book")
 def _looped_long():
+    tab, (t, w, v) = looped_run(steps=10**7)
     sm = sample("sphere", 5_000, 1)
-    tab = dynamics.looped_table(sm, 10)
-    t, w, v = dynamics.run(tab, 0.0, 1.0, 0.1, 10**7, dynamics.log_steps(10**7, 120))
     p = dynamics.exponent(t, w * v, 1e6, 1e7)[0]
     limit = 4 * 0.1 * theory.c_L(sm, 10).value / 16
     ratio = dynamics.power_increment(tab, w[-1], v[-1], 0.1, 2) / limit
