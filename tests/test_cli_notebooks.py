@@ -33,6 +33,10 @@ def test_train_json_keys():
     out = json.loads(r.stdout)
     assert {"final_train_loss", "final_test_loss", "seconds", "steps_per_second", "w", "v",
             "rho"} <= set(out)
+    adam = run("train", "--d", "4", "--n", "8", "--steps", "5", "--train-size", "50",
+               "--test-size", "20", "--optimizer", "adam", "--lr", "0.01", "--json")
+    assert adam.returncode == 0, adam.stderr
+    assert json.loads(adam.stdout)["config"]["optimizer"] == "adam"
 
 
 @pytest.mark.parametrize("args,code,text", [

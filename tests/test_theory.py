@@ -123,3 +123,19 @@ def test_symbolic_identities():
     assert len(symbolic.verify_all()) == 8
     g = symbolic.no_ln_landscape("unnormalized")["gamma_star"]
     assert (g - (1 - symbolic.k1 / symbolic.k2)).simplify() == 0
+
+
+def test_reduced_adam_is_torch_adam():
+    """dynamics.run_adam is torch.optim.Adam on (w, v) for the loss (wv - 1)^2 / 2, whose
+    F(rho) = rho - 1."""
+    import torch
+
+    t, w, v = dynamics.run_adam(lambda r: r - 1.0, 0.0, 1.0, 0.01, 50, [50])
+    p = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.Adam([p], lr=0.01)
+    for _ in range(50):
+        opt.zero_grad()
+        (0.5 * (p[0] * p[1] - 1) ** 2).backward()
+        opt.step()
+    assert t.tolist() == [50]
+    np.testing.assert_allclose([w[0], v[0]], p.detach().numpy(), rtol=1e-12)

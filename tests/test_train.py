@@ -105,3 +105,30 @@ def test_cache_returns_identical_history(tmp_path):
     assert len(list(tmp_path.iterdir())) == 1
     h3 = fit(TrainConfig(**{**SMALL, "seed": 5}), cache=tmp_path)
     assert h3.train_loss != h1.train_loss and len(list(tmp_path.iterdir())) == 2
+
+
+def test_adam_matches_torch_optim_adam():
+    """fit's Adam is torch.optim.Adam: the same batches through autograd (lnpower.bench's naive
+    model) and torch.optim.Adam give the same weights after 30 steps."""
+    from lnpower import bench
+    from lnpower.tasks import generator
+    from lnpower.train import dataset, initial_weights, seeds
+
+    c = TrainConfig(**SMALL, optimizer="adam", lr=0.01, init_scale=0.05, dtype="float64")
+    h = fit(c)
+    E, Y = dataset(c, "train")
+    W0, V0 = initial_weights(c)
+    W, V = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
+    opt = torch.optim.Adam([W, V], lr=c.lr)
+    g = generator(seeds(c.seed)[2])
+    for _ in range(c.steps):
+        idx = torch.randint(c.train_size, (c.batch,), generator=g)
+        opt.zero_grad()
+        bench.naive_loss(E[idx], Y[idx], W, V, 1, True, c.target).backward()
+        opt.step()
+    torch.testing.assert_close(h.W, W.detach(), rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(h.V, V.detach(), rtol=1e-9, atol=1e-12)
+    assert not torch.equal(h.W, fit(TrainConfig(**SMALL, lr=0.01, init_scale=0.05,
+                                                 dtype="float64")).W)  # not SGD
+    with pytest.raises(ValueError, match="optimizer"):
+        TrainConfig(optimizer="rmsprop")

@@ -59,7 +59,7 @@ def cmd_train(args) -> dict:
                       loops=args.loops, layer_norm=args.layer_norm, target=args.target,
                       lr=args.lr, batch=args.batch, steps=args.steps,
                       train_size=args.train_size, test_size=args.test_size, seed=args.seed,
-                      device=args.device, dtype=args.dtype)
+                      device=args.device, dtype=args.dtype, optimizer=args.optimizer)
     h = fit(cfg)
     out = h.summary()
     if args.save:
@@ -147,7 +147,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--json", action="store_true", help="print one JSON object")
-    r = sub.add_parser("train", help="train a layer or a looped model by SGD")
+    r = sub.add_parser("train", help="train a layer or a looped model by SGD (or Adam)")
     _task_args(r)
     r.add_argument("--model", choices=("layer", "looped"), default="layer")
     r.add_argument("--loops", type=int, default=1, help="L (looped model)")
@@ -158,6 +158,8 @@ def parser() -> argparse.ArgumentParser:
                    default="normalized")
     r.add_argument("--steps", type=int, default=2000, help="SGD iterations T")
     r.add_argument("--lr", type=float, default=0.1, help="step size eta")
+    r.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd",
+                   help="sgd (the paper's) or adam (torch.optim.Adam's update)")
     r.add_argument("--batch", type=int, default=128)
     r.add_argument("--train-size", type=int, default=10_000)
     r.add_argument("--test-size", type=int, default=2_000)

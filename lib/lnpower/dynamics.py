@@ -129,6 +129,30 @@ def run(F, w0: float, v0: float, eta: float, steps: int, record=None):
     return np.array(ts), np.array(ws), np.array(vs)
 
 
+def run_adam(F, w0: float, v0: float, lr: float, steps: int, record=None):
+    """Adam (torch.optim.Adam's update and defaults) on the reduced loss: the scalars w, v with
+    gradients ``v F(wv)``, ``w F(wv)``. Under the structure every diagonal entry of W12 (V21)
+    sees the same gradient, F v/d, and Adam is blind to the common factor 1/d (up to its
+    epsilon), so this is matrix Adam on the population loss. Returns ``(t, w, v)`` like
+    :func:`run`."""
+    from .train import ADAM
+
+    b1, b2, eps = ADAM
+    rec = set(range(steps + 1) if record is None else record)
+    w, v, m, s = float(w0), float(v0), [0.0, 0.0], [0.0, 0.0]
+    out = [(0, w, v)] if 0 in rec else []
+    for t in range(1, steps + 1):
+        f = F(w * v)
+        for i, g in enumerate((v * f, w * f)):
+            m[i] = b1 * m[i] + (1 - b1) * g
+            s[i] = b2 * s[i] + (1 - b2) * g * g
+        step = [lr / (1 - b1**t) * m[i] / (math.sqrt(s[i] / (1 - b2**t)) + eps) for i in (0, 1)]
+        w, v = w - step[0], v - step[1]
+        if t in rec:
+            out.append((t, w, v))
+    return tuple(np.array(x) for x in zip(*out))
+
+
 def no_ln_F(kappa2: float, gamma_star: float, d: int):
     """F(gamma) = (2 kappa2/d)(gamma - gamma*) of the layer without LN (Theorem 4.2)."""
     k = 2 * kappa2 / d

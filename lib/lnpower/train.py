@@ -1,4 +1,5 @@
-"""Training by plain SGD, as in §5: ``TrainConfig`` -> ``fit`` -> ``History``.
+"""Training by plain SGD, as in §5 (or Adam, beyond the paper): ``TrainConfig`` -> ``fit`` ->
+``History``.
 
 Several runs that share shapes (d, n, L, batch, T, target, LN) can be trained as one
 batched computation with ``fit_many``; each run keeps its own data, seed and step size,
@@ -25,6 +26,8 @@ from .model import active_weights, structured
 from .tasks import Task, embed, generator, principal_projector
 
 MODELS = ("layer", "looped")
+OPTIMIZERS = ("sgd", "adam")
+ADAM = (0.9, 0.999, 1e-8)  # beta1, beta2, epsilon: torch.optim.Adam's defaults
 TARGETS = ("subspace", "normalized", "unnormalized")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -53,6 +56,8 @@ class TrainConfig:
     ``model``: ``"layer"`` (one layer, L=1) or ``"looped"`` (3.1) with ``loops`` L.
     ``target``: ``"subspace"`` (Dist^2 to V(X), the loss of Thm 4.1), ``"normalized"``
     (``Sa/||Sa||``, Eq. 4.4) or ``"unnormalized"`` (``Sa``). ``v0``: V21 = v0 I at t=0 (choice).
+    ``optimizer``: ``"sgd"`` (the paper's) or ``"adam"`` (torch.optim.Adam's update and
+    defaults, step size ``lr``).
     """
 
     task: str = "sphere"
@@ -75,6 +80,7 @@ class TrainConfig:
     device: str = "cpu"
     log_points: int = 30
     snapshot_steps: tuple[int, ...] = ()
+    optimizer: str = "sgd"
 
     def __post_init__(self):
         if self.m is not None:
@@ -96,6 +102,8 @@ class TrainConfig:
             raise ValueError(f"lr (eta) must be a finite number > 0, got {self.lr!r}")
         if not math.isfinite(self.v0) or self.init_scale < 0:
             raise ValueError("v0 must be finite and init_scale >= 0")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
         if any(s < 0 or s > self.steps for s in self.snapshot_steps):
@@ -115,7 +123,7 @@ class TrainConfig:
         """What runs trained together must share."""
         return (self.d, self.n, self.model, self.loops, self.layer_norm,
                 self.target, self.batch, self.steps, self.train_size, self.test_size,
-                self.dtype, self.device, self.log_points, self.snapshot_steps)
+                self.dtype, self.device, self.log_points, self.snapshot_steps, self.optimizer)
 
 
 def paper_config(**overrides) -> TrainConfig:
@@ -161,12 +169,14 @@ class History:
         return self.snapshots[self.config.steps][1]
 
     def summary(self) -> dict:
-        """Final losses and active weights, named as in the paper for the model."""
+        """Final losses and active weights, named as in the paper for the model, and the
+        configuration."""
         a, b, p = ("alpha", "beta", "gamma") if self.config.model == "layer" else ("w", "v", "rho")
         return {"final_train_loss": self.train_loss[-1], "final_test_loss": self.test_loss[-1],
                 a: self.w[-1], b: self.v[-1], p: float(self.product[-1]),
                 "seconds": self.seconds,
-                "steps_per_second": self.config.steps / max(self.seconds, 1e-12)}
+                "steps_per_second": self.config.steps / max(self.seconds, 1e-12),
+                "config": dataclasses.asdict(self.config)}
 
     def save(self, path) -> Path:
         """Write to ``path`` (a directory is created; the file is ``history.pt``)."""
@@ -258,6 +268,28 @@ def _cache_key(configs: list[TrainConfig]) -> str:
     return h.hexdigest()[:20]
 
 
+def _sgd(W, V, lr):
+    """The update ``theta -= eta * grad`` (in place)."""
+    def step(t, gW, gV):
+        W.sub_(lr * gW)
+        V.sub_(lr * gV)
+    return step
+
+
+def _adam(W, V, lr):
+    """torch.optim.Adam's update (in place), written out so that each run keeps its own lr."""
+    b1, b2, eps = ADAM
+    moments = [(torch.zeros_like(P), torch.zeros_like(P)) for P in (W, V)]
+
+    def step(t, gW, gV):
+        for P, g, (m, s) in zip((W, V), (gW, gV), moments):
+            m.lerp_(g, 1 - b1)
+            s.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (s.sqrt() / math.sqrt(1 - b2**t)).add_(eps)
+            P.sub_(lr / (1 - b1**t) * m / denom)
+    return step
+
+
 def fit_many(configs: list[TrainConfig], progress: bool | None = None,
              cache=None) -> list[History]:
     """Train independent runs as one batched computation (same numbers as one by one).
@@ -290,6 +322,7 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None,
     W, V = (torch.stack(t).to(dev, dtype) for t in zip(*map(initial_weights, configs)))
     lr = torch.tensor([c.lr for c in configs], dtype=dtype, device=dev)[:, None, None]
     batch_gens = [generator(seeds(c.seed)[2]) for c in configs]
+    step = _adam(W, V, lr) if c0.optimizer == "adam" else _sgd(W, V, lr)
     model = engine.Model(c0.loops, c0.layer_norm, c0.target)
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
@@ -320,8 +353,7 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None,
                 raise TrainingDiverged(
                     f"training diverged at step {t}: non-finite loss (runs with seed {bad}, "
                     f"eta = {[c.lr for c in configs]}); try a smaller learning rate eta")
-            W -= lr * gW
-            V -= lr * gV
+            step(t + 1, gW, gV)
             batch_losses.append(loss)
             record(t + 1)
             bar.update()
