@@ -132,3 +132,33 @@ def test_adam_matches_torch_optim_adam():
                                                  dtype="float64")).W)  # not SGD
     with pytest.raises(ValueError, match="optimizer"):
         TrainConfig(optimizer="rmsprop")
+
+
+def test_normalisations():
+    from lnpower import variants
+
+    z = torch.randn(5, 8, dtype=torch.float64)
+    torch.testing.assert_close(variants.normalise(z, "column").norm(dim=-1),
+                               torch.ones(5, dtype=torch.float64))
+    torch.testing.assert_close(variants.normalise(z, "rms").norm(dim=-1),
+                               torch.full((5,), 8**0.5, dtype=torch.float64))
+    y = variants.normalise(z, "layernorm")
+    assert y.mean(-1).abs().max() < 1e-12 and (y.var(-1, unbiased=False) - 1).abs().max() < 1e-4
+    torch.testing.assert_close(variants.normalise(z, "none", torch.full((8,), 2.0,
+                                                                         dtype=torch.float64)),
+                               2 * z)
+    with pytest.raises(ValueError, match="normalisation"):
+        variants.normalise(z, "batchnorm")
+
+
+def test_column_variant_is_the_engine():
+    """The autograd study of lnpower.variants with the paper's LN trains the same layer as the
+    engine (float64: the same test loss to 1e-10)."""
+    from lnpower import variants
+
+    c = TrainConfig(**SMALL, dtype="float64")
+    r = variants.train_layer("column", False, c)
+    assert abs(r["test_loss"] / fit(c).test_loss[-1] - 1) < 1e-10
+    with pytest.raises(ValueError, match="single layer"):
+        variants.train_layer("column", False, TrainConfig(**SMALL, model="looped", loops=2,
+                                                          target="subspace"))
