@@ -324,6 +324,7 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None,
     batch_gens = [generator(seeds(c.seed)[2]) for c in configs]
     step = _adam(W, V, lr) if c0.optimizer == "adam" else _sgd(W, V, lr)
     model = engine.Model(c0.loops, c0.layer_norm, c0.target)
+    take_E, take_Y = engine.Batcher(E_tr, c0.batch), engine.Batcher(Y_tr, c0.batch)
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
     ws, vs, batch_losses = [], [], []
@@ -346,8 +347,7 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None,
         for t in range(c0.steps):
             idx = torch.stack([torch.randint(c0.train_size, (c0.batch,), generator=g)
                                for g in batch_gens]).to(dev)
-            loss, gW, gV = model.loss_and_grad(engine.gather(E_tr, idx),
-                                               engine.gather(Y_tr, idx), W, V)
+            loss, gW, gV = model.loss_and_grad(take_E(idx), take_Y(idx), W, V)
             if not torch.isfinite(loss).all():
                 bad = [c.seed for c, ok in zip(configs, torch.isfinite(loss).tolist()) if not ok]
                 raise TrainingDiverged(
