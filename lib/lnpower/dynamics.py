@@ -48,12 +48,14 @@ class Table:
         self._inv_h, self._inv_scale = 1 / self.h, 1 / self.scale
         self._log_rho_end = math.log(self.scale * math.expm1(self._last * self.h))
 
-    def __call__(self, rho: float, log1p=math.log1p, exp=math.exp, log=math.log) -> float:
-        u = log1p(rho * self._inv_scale) * self._inv_h
+    def __call__(self, rho: float) -> float:
+        """F(rho): log(-F) interpolated linearly in u, a power law beyond the grid (the same
+        lookup :meth:`advance` inlines)."""
+        u = math.log1p(rho * self._inv_scale) * self._inv_h
         if u < self._last:
             k = int(u)
-            return -exp(self.logF[k] + self._dlog[k] * (u - k))
-        return -exp(self.logF[-1] + self.slope * (log(rho) - self._log_rho_end))
+            return -math.exp(self.logF[k] + self._dlog[k] * (u - k))
+        return -math.exp(self.logF[-1] + self.slope * (math.log(rho) - self._log_rho_end))
 
     def advance(self, w: float, v: float, eta: float, m: int, t0: int = 0):
         """``m`` steps of the recursion (see :func:`run`) with F looked up inline, about twice
