@@ -23,7 +23,16 @@ import torch
 
 from .model import active_weights, structure_residual
 from .tasks import generator
-from .train import TrainConfig, _cache_key, cache_dir, dataset, initial_weights, paper_config, seeds
+from .train import (
+    DTYPES,
+    TrainConfig,
+    _cache_key,
+    cache_dir,
+    dataset,
+    initial_weights,
+    paper_config,
+    seeds,
+)
 
 NORMS = ("column", "rms", "layernorm", "none")
 
@@ -55,7 +64,7 @@ def train_layer(kind: str, learnable: bool, config: TrainConfig | None = None) -
     if c.model != "layer" or c.target != "normalized" or c.optimizer != "sgd":
         raise ValueError("the normalisation study trains the single layer by SGD on the "
                          "normalised target")
-    dtype = torch.float64 if c.dtype == "float64" else torch.float32
+    dtype = DTYPES[c.dtype]
     (E, Y), (Et, Yt) = dataset(c, "train"), dataset(c, "test")
     W, V = (x.to(E.device, dtype).requires_grad_(True) for x in initial_weights(c))
     D, d = W.shape[0], W.shape[0] // 2

@@ -6,7 +6,7 @@ from functools import cache
 
 import numpy as np
 
-from .. import dynamics, model, theory
+from .. import dynamics, model, theory, variants
 from ..tasks import Task, generator, principal_projector
 from ..train import fit_many, paper_config
 from .core import claim
@@ -144,8 +144,6 @@ def _adam_growth():
 
 
 def _norms() -> dict[tuple[str, bool], dict]:
-    from .. import variants
-
     return {(r["norm"], r["learnable"]): r for r in variants.compare()}
 
 
