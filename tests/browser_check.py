@@ -103,32 +103,26 @@ def serve():
     return server
 
 
-def wait_for_mathjax(page, attempts: int = 3):
-    """Wait until MathJax has typeset the page. A redirect (index.html) can replace the page
-    between two evaluations, and the new page's MathJax is a bare configuration object until its
-    script runs, so the wait is retried on the page that results."""
-    from playwright.sync_api import Error
+REFRESH = re.compile(r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.I)
 
-    for attempt in range(attempts):
-        try:
-            page.wait_for_load_state("load")
-            page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && "
-                                   "window.MathJax.startup.promise)", timeout=20_000)
-            page.evaluate("() => window.MathJax && window.MathJax.startup ? "
-                          "window.MathJax.startup.promise.then(() => true) : false")
-            return
-        except Error:
-            if attempt == attempts - 1:
-                raise
-            page.wait_for_timeout(500)
+
+def redirect_target(rel: str) -> str | None:
+    """Where a built page redirects to (index.html's meta refresh), or None."""
+    m = REFRESH.search((HTML / rel).read_text(encoding="utf-8"))
+    return m.group(1) if m else None
 
 
 def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
     problems, errors = [], []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(urljoin(base, rel), wait_until="load")
-    wait_for_mathjax(page)
+    url, target = urljoin(base, rel), redirect_target(rel)
+    page.goto(url, wait_until="load")
+    if target:  # check the page the redirect lands on, once it has landed
+        page.wait_for_url(urljoin(url, target), wait_until="load", timeout=20_000)
+    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && "
+                           "window.MathJax.startup.promise)", timeout=20_000)
+    page.evaluate("() => window.MathJax && window.MathJax.startup.promise")
     page.wait_for_timeout(300)
     info = page.evaluate("""() => ({
         math: document.querySelectorAll('.math').length,
