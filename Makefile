@@ -5,6 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PKG    := $(VENV)/.lnpower
 JB     := $(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
+# no progress bars in the executed notebooks that the book renders and nbval compares
+export LNPOWER_PROGRESS := 0
 
 .PHONY: book test lint unit notebooks coursework browser chromium clean help
 

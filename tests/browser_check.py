@@ -164,7 +164,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT / "lib"))
-    from lnpower.colab import repository
+    from lnpower.book.colab import repository
 
     if not (HTML / "index.html").exists():
         print("no built book: run make book first")

@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from lnpower import assignments
+from lnpower.book import assignments
 
 EXERCISE = ":::{{exercise}} {title}\n:label: {label}\n\n{text}\n:::\n\n:::{{solution}} {label}\n" \
            ":class: dropdown\n\nThe answer is secret.\n:::"

@@ -69,7 +69,7 @@ def test_colab_cells_install_from_the_configured_repository(tmp_path):
 
     import nbformat
 
-    from lnpower import colab
+    from lnpower.book import colab
 
     url, branch = colab.repository(ROOT / "_config.yml")
     for p in sorted((ROOT / "book").glob("*.ipynb")):

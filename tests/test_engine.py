@@ -1,11 +1,11 @@
-"""The engine against the naive autograd reference (lnpower.bench)."""
+"""The engine against the model's own forward pass and autograd (lnpower.book.bench)."""
 
 import pytest
 import torch
 
-from lnpower import bench, engine
-from lnpower.tasks import Task, embed, generator
-from lnpower.train import targets
+from lnpower import engine
+from lnpower.book import bench
+from lnpower.tasks import Task, embed, generator, targets
 
 
 @pytest.mark.parametrize("loops,ln,target", [(1, True, "normalized"), (1, False, "unnormalized"),

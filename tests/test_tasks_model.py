@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from lnpower import model, tasks, theory
+from lnpower import inference, model, tasks
 from lnpower.tasks import Task, generator
 
 
@@ -62,7 +62,7 @@ def test_structured_layer_is_shifted_power_step():
     # rho -> infinity: the power method step Sa/||Sa||, and L loops = L power iterations
     W, V = model.structured(6, 1e7, 1.0)
     ys = [model.output(e) for e in model.looped(E, W, V, 5, return_all=True)]
-    pm = theory.power_method(X, a, 5)
+    pm = inference.power_method(X, a, 5)
     assert all(torch.allclose(y, p, atol=1e-5) for y, p in zip(ys, pm))
 
 

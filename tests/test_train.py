@@ -5,8 +5,10 @@ import pytest
 import torch
 
 from lnpower import dynamics, engine, model, theory
-from lnpower.tasks import Task, embed
-from lnpower.train import History, TrainConfig, TrainingDiverged, fit, fit_many, targets
+from lnpower.config import TrainConfig
+from lnpower.history import History
+from lnpower.tasks import Task, embed, targets
+from lnpower.train import TrainingDiverged, fit, fit_many
 
 SMALL = dict(d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5)
 
@@ -110,7 +112,7 @@ def test_cache_returns_identical_history(tmp_path):
 def test_adam_matches_torch_optim_adam():
     """fit's Adam is torch.optim.Adam: the same batches through autograd (lnpower.bench's naive
     model) and torch.optim.Adam give the same weights after 30 steps."""
-    from lnpower import bench
+    from lnpower.book import bench
     from lnpower.tasks import generator
     from lnpower.train import dataset, initial_weights, seeds
 
@@ -120,7 +122,7 @@ def test_adam_matches_torch_optim_adam():
     W0, V0 = initial_weights(c)
     W, V = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
     opt = torch.optim.Adam([W, V], lr=c.lr)
-    g = generator(seeds(c.seed)[2])
+    g = generator(seeds(c.seed)["batches"])
     for _ in range(c.steps):
         idx = torch.randint(c.train_size, (c.batch,), generator=g)
         opt.zero_grad()
@@ -137,18 +139,17 @@ def test_adam_matches_torch_optim_adam():
 def test_normalisations():
     from lnpower import variants
 
-    z = torch.randn(5, 8, dtype=torch.float64)
-    torch.testing.assert_close(variants.normalise(z, "column").norm(dim=-1),
-                               torch.ones(5, dtype=torch.float64))
-    torch.testing.assert_close(variants.normalise(z, "rms").norm(dim=-1),
-                               torch.full((5,), 8**0.5, dtype=torch.float64))
-    y = variants.normalise(z, "layernorm")
-    assert y.mean(-1).abs().max() < 1e-12 and (y.var(-1, unbiased=False) - 1).abs().max() < 1e-4
-    torch.testing.assert_close(variants.normalise(z, "none", torch.full((8,), 2.0,
-                                                                         dtype=torch.float64)),
-                               2 * z)
+    Z = torch.randn(3, 8, 5, dtype=torch.float64)
+    ones = torch.ones(3, 5, dtype=torch.float64)
+    torch.testing.assert_close(variants.normaliser("column")(Z).norm(dim=-2), ones)
+    torch.testing.assert_close(variants.normaliser("rms")(Z).norm(dim=-2), 8**0.5 * ones)
+    Y = variants.normaliser("layernorm")(Z)
+    assert Y.mean(-2).abs().max() < 1e-12 and (Y.var(-2, unbiased=False) - 1).abs().max() < 1e-4
+    two = torch.full((8,), 2.0, dtype=torch.float64)
+    torch.testing.assert_close(variants.normaliser("none", two)(Z), 2 * Z)
+    assert variants.normaliser("none") is None
     with pytest.raises(ValueError, match="normalisation"):
-        variants.normalise(z, "batchnorm")
+        variants.normaliser("batchnorm")
 
 
 def test_column_variant_is_the_engine():

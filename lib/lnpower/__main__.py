@@ -21,11 +21,18 @@ def _ints(text: str) -> tuple[int, ...]:
             from err
 
 
-def _task_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--task", choices=("sphere", "rotated"), default="sphere",
-                   help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m)")
-    p.add_argument("--d", type=int, default=16, help="dimension d (default 16)")
-    p.add_argument("--n", type=int, default=32, help="number of columns n (default 32)")
+def _task_args(p: argparse.ArgumentParser, paper_defaults: bool = False) -> None:
+    """--task, --d, --n, --m; with ``paper_defaults`` unset options stay None (the config fills
+    them in), otherwise they take the paper's values here."""
+    from .config import PAPER
+
+    pick = (lambda v: None) if paper_defaults else (lambda v: v)
+    p.add_argument("--task", choices=("sphere", "rotated"), default=pick(PAPER.task),
+                   help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m) "
+                   f"(default: {PAPER.task})")
+    p.add_argument("--d", type=int, default=pick(PAPER.d), help=f"dimension d (default {PAPER.d})")
+    p.add_argument("--n", type=int, default=pick(PAPER.n),
+                   help=f"number of columns n (default {PAPER.n})")
     p.add_argument("--m", type=_ints, default=None,
                    help="Task 2 multiplicities m1,m2,... (d and n follow from m)")
 
@@ -52,16 +59,25 @@ def cmd_theory(args) -> dict:
     return out
 
 
-def cmd_train(args) -> dict:
-    from .train import TrainConfig, fit
+TRAIN_OPTIONS = ("task", "d", "n", "m", "model", "loops", "layer_norm", "target", "lr", "batch",
+                 "steps", "train_size", "test_size", "eval_size", "seed", "v0", "device",
+                 "dtype", "optimizer")
 
-    cfg = TrainConfig(task=args.task, d=args.d, n=args.n, m=args.m, model=args.model,
-                      loops=args.loops, layer_norm=args.layer_norm, target=args.target,
-                      lr=args.lr, batch=args.batch, steps=args.steps,
-                      train_size=args.train_size, test_size=args.test_size, seed=args.seed,
-                      device=args.device, dtype=args.dtype, optimizer=args.optimizer)
+
+def cmd_train(args) -> dict:
+    from .cache import check_writable
+    from .config import TrainConfig
+    from .train import fit
+
+    given = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
+    cfg = TrainConfig(**given)  # what is not given takes the paper's setting for the model
+    if args.save:  # before any work: a run must not be lost to an unwritable path
+        check_writable(args.save)
+    departures = cfg.departures()
+    for line in departures:
+        print(f"warning: these settings break {line}", file=sys.stderr)
     h = fit(cfg)
-    out = h.summary()
+    out = {**h.summary(), "departures_from_the_paper": departures}
     if args.save:
         out["saved"] = str(h.save(args.save))
     return out
@@ -75,8 +91,8 @@ def cmd_claims(args) -> dict:
 
 
 def cmd_bench(args) -> dict:
-    from . import bench
-    from .train import resolve_device
+    from .book import bench
+    from .config import resolve_device
 
     resolve_device(args.device)
     looped = bench.compare(loops=args.loops, device=args.device, repeats=args.repeats)
@@ -89,7 +105,7 @@ def cmd_bench(args) -> dict:
 def cmd_assignments(args) -> dict:
     from pathlib import Path
 
-    from . import assignments
+    from .book import assignments
 
     if args.action == "student":
         written = assignments.write_student_editions(Path(args.path), Path(args.out))
@@ -104,7 +120,7 @@ def cmd_assignments(args) -> dict:
 def cmd_sync_colab(args) -> dict:
     from pathlib import Path
 
-    from . import colab
+    from .book import colab
 
     changed = colab.sync(Path(args.book), Path(args.config))
     return {"repository": colab.repository(Path(args.config))[0],
@@ -116,7 +132,7 @@ def _print_human(name: str, out: dict) -> None:
         if "written" in out:
             print("\n".join(out["written"]))
         else:
-            from .assignments import report
+            from .book.assignments import report
             print(report(out))
         return
     if name == "bench":
@@ -138,6 +154,44 @@ def _print_human(name: str, out: dict) -> None:
         print(f"{k:>32}: {v:.6g}" if isinstance(v, float) else f"{k:>32}: {v}")
 
 
+def _train_args(r: argparse.ArgumentParser) -> None:
+    """The options of ``train``: each left unset takes the paper's setting (§5) for the model,
+    read from ``lnpower.config`` (shown in the help)."""
+    from .config import MODEL_DEFAULTS, PAPER
+
+    loops = ", ".join(f"{k}: {v['loops']}" for k, v in MODEL_DEFAULTS.items())
+    target = ", ".join(f"{k}: {v['target']}" for k, v in MODEL_DEFAULTS.items())
+    r.add_argument("--model", choices=tuple(MODEL_DEFAULTS), default=None,
+                   help=f"one layer or the looped model (3.1) (default: {PAPER.model})")
+    r.add_argument("--loops", type=int, default=None, help=f"L (paper default: {loops})")
+    ln = r.add_mutually_exclusive_group()
+    ln.add_argument("--layer-norm", dest="layer_norm", action="store_true", default=None,
+                    help="with the paper's LN (the default)")
+    ln.add_argument("--no-layer-norm", dest="layer_norm", action="store_false",
+                    help="without LN, the layer (4.3)")
+    r.add_argument("--target", choices=("subspace", "normalized", "unnormalized"), default=None,
+                   help=f"the loss (paper default: {target})")
+    for flag, key, text in (("--steps", "steps", "SGD iterations T"),
+                            ("--lr", "lr", "step size eta"), ("--batch", "batch", "batch size"),
+                            ("--train-size", "train_size", "training samples"),
+                            ("--test-size", "test_size", "test samples"),
+                            ("--eval-size", "eval_size", "training samples the recorded "
+                             "training loss is measured on (a fixed random subset)"),
+                            ("--seed", "seed", "the run's one seed"),
+                            ("--v0", "v0", "V21 = v0 I at t = 0 (the book's choice)")):
+        kind = type(getattr(PAPER, key))
+        r.add_argument(flag, type=kind, default=None,
+                       help=f"{text} (default: {getattr(PAPER, key)})")
+    r.add_argument("--optimizer", choices=("sgd", "adam"), default=None,
+                   help="sgd (the paper's, the default) or adam (torch.optim.Adam's update)")
+    r.add_argument("--device", default=None, help=f"cpu or cuda (default: {PAPER.device})")
+    r.add_argument("--dtype", choices=("float32", "float64"), default=None,
+                   help=f"(default: {PAPER.dtype})")
+    r.add_argument("--save", default=None, help="folder to save the History in (checked "
+                   "before training starts)")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m lnpower", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -147,27 +201,10 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--json", action="store_true", help="print one JSON object")
-    r = sub.add_parser("train", help="train a layer or a looped model by SGD (or Adam)")
-    _task_args(r)
-    r.add_argument("--model", choices=("layer", "looped"), default="layer")
-    r.add_argument("--loops", type=int, default=1, help="L (looped model)")
-    ln = r.add_mutually_exclusive_group()
-    ln.add_argument("--layer-norm", dest="layer_norm", action="store_true", default=True)
-    ln.add_argument("--no-layer-norm", dest="layer_norm", action="store_false")
-    r.add_argument("--target", choices=("subspace", "normalized", "unnormalized"),
-                   default="normalized")
-    r.add_argument("--steps", type=int, default=2000, help="SGD iterations T")
-    r.add_argument("--lr", type=float, default=0.1, help="step size eta")
-    r.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd",
-                   help="sgd (the paper's) or adam (torch.optim.Adam's update)")
-    r.add_argument("--batch", type=int, default=128)
-    r.add_argument("--train-size", type=int, default=10_000)
-    r.add_argument("--test-size", type=int, default=2_000)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--device", default="cpu")
-    r.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    r.add_argument("--save", default=None, help="directory to save the History in")
-    r.add_argument("--json", action="store_true", help="print one JSON object")
+    r = sub.add_parser("train", help="train a layer or a looped model by SGD (or Adam); every "
+                       "option left unset takes the paper's setting for the model")
+    _task_args(r, paper_defaults=True)
+    _train_args(r)
     b = sub.add_parser("bench", help="training speed: the engine against naive autograd")
     b.add_argument("--loops", type=int, default=10, help="L of the looped model (default 10)")
     b.add_argument("--repeats", type=int, default=7, help="timed blocks per implementation")
@@ -206,7 +243,7 @@ def main(argv=None) -> int:
     except TrainingDiverged as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_DIVERGED
-    except ValueError as err:
+    except (ValueError, MemoryError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "theory":

@@ -1,7 +1,8 @@
 """The exact reduced (scalar) population dynamics of Theorems 4.1, 4.2 and 4.3.
 
 Under the structure (4.2) matrix gradient descent on (W, V) is exactly
-``w' = w - eta v F(w v)``, ``v' = v - eta w F(w v)`` with ``F = L'/d`` (RECONSTRUCTION §4.1).
+``w' = w - eta v F(w v)``, ``v' = v - eta w F(w v)`` with ``F = L'/d``: the gradient with
+respect to W12 = w I is ``(L'(wv)/d) v I`` (Appendices A, B.1 and C.2.1, step 1).
 For the LN layer and the looped model F is tabulated once on a grid uniform in
 ``u = log(1 + rho)`` (``log(-F)`` interpolated linearly, so power laws are followed exactly in
 the tail) so that 10^6 steps take seconds; :meth:`Table.max_rel_error` bounds the interpolation
@@ -17,6 +18,7 @@ from functools import partial
 import numpy as np
 
 from . import theory
+from .config import ADAM
 
 
 @dataclass
@@ -137,8 +139,6 @@ def run_adam(F, w0: float, v0: float, lr: float, steps: int, record=None):
     sees the same gradient, F v/d, and Adam is blind to the common factor 1/d (up to its
     epsilon), so this is matrix Adam on the population loss. Returns ``(t, w, v)`` like
     :func:`run`."""
-    from .train import ADAM
-
     b1, b2, eps = ADAM
     rec = set(range(steps + 1) if record is None else record)
     w, v, m, s = float(w0), float(v0), [0.0, 0.0], [0.0, 0.0]

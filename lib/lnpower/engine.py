@@ -4,7 +4,8 @@ Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R, B, d)`` or projectors ``(
 weights ``W, V`` ``(R, 2d, 2d)``. Losses are means over the B samples, one per run, so that
 summing over runs gives each run its own gradient.
 
-Two savings over plain autograd (``lnpower.bench`` keeps that reference): the last loop is
+It computes the same function as ``lnpower.model.predict`` (tested against it and its
+autograd gradients). Two savings over plain autograd: the last loop is
 computed for the last column only, since the output ``y_L`` reads nothing else
 (``V E E^T W e = V E (E^T (W e))`` costs O(d n) instead of O(d^2 n)); and the backward pass is
 written out, so the products shared by forward and backward are computed once.
@@ -13,6 +14,8 @@ written out, so the products shared by forward and backward are computed once.
 from __future__ import annotations
 
 import torch
+
+from .tasks import per_sample_loss
 
 
 class Batcher:
@@ -29,13 +32,6 @@ class Batcher:
     def __call__(self, idx: torch.Tensor) -> torch.Tensor:
         torch.index_select(self.flat, 0, (idx + self.offset).flatten(), out=self.out)
         return self.out.view(*idx.shape, *self.flat.shape[1:])
-
-
-def per_sample_loss(y: torch.Tensor, Y: torch.Tensor, target: str) -> torch.Tensor:
-    """``Dist^2(y, V(X)) = ||y||^2 - y^T P y`` (Thm 4.1) or ``||y - y_target||^2`` (4.4)."""
-    if target == "subspace":
-        return (y * y).sum(-1) - (y.unsqueeze(-2) @ Y @ y.unsqueeze(-1))[..., 0, 0]
-    return ((y - Y) ** 2).sum(-1)
 
 
 def _loss_grad_y(y, Y, target):

@@ -1,17 +1,25 @@
-"""The linear self-attention layer with and without layer normalisation (§3.2).
+"""The linear self-attention layer with and without layer normalisation (§3.2): the one
+definition of the model's forward pass. The training engine (``lnpower.engine``) is a faster
+implementation of the same function, tested against this one.
 
-Shapes: ``E`` is ``(..., 2d, n+1)``; ``W`` and ``V`` are ``(2d, 2d)`` or, for several
-independent runs trained together, ``(R, 1, 2d, 2d)`` against ``E`` of shape ``(R, B, 2d, n+1)``.
+Shapes: ``E`` is ``(..., 2d, n+1)``; ``W`` and ``V`` are ``(2d, 2d)``, or batched like ``E``
+(``(R, 1, 2d, 2d)`` against ``(R, B, 2d, n+1)`` for R independent runs).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
+
+Norm = Callable[[torch.Tensor], torch.Tensor] | None
 
 
 def layer_norm(Z: torch.Tensor) -> torch.Tensor:
     """The paper's LN: every column (token) scaled to unit Euclidean norm,
-    ``LN(Z)_{:,j} = Z_{:,j} / ||Z_{:,j}||`` (no centring, no gain; see RECONSTRUCTION §3.2)."""
+    ``LN(Z)_{:,j} = Z_{:,j} / ||Z_{:,j}||``. No centring and no gain: the book's reading of
+    §3.2, the only one under which the display of E^(1) in §4.1 holds (the unit columns of X
+    pass through unchanged)."""
     return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)
 
 
@@ -20,23 +28,26 @@ def attention(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor) -> torch.Tensor
     return V @ (E @ E.mT) @ W @ E
 
 
-def layer(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, ln: bool = True) -> torch.Tensor:
-    """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5), or ``E + V E E^T W E`` (4.3) without LN."""
+def layer(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor,
+          norm: Norm = layer_norm) -> torch.Tensor:
+    """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5); with ``norm=None`` the layer
+    ``E + V E E^T W E`` (4.3) without LN. Any other column normalisation can be passed as
+    ``norm`` (Part V compares several, ``lnpower.variants``)."""
     Z = E + attention(E, W, V)
-    return layer_norm(Z) if ln else Z
+    return Z if norm is None else norm(Z)
 
 
-def looped(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int, ln: bool = True,
-           return_all: bool = False):
+def looped(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int,
+           norm: Norm = layer_norm, return_all: bool = False):
     """The looped model (3.1): ``E^(l) = TF(E^(l-1))`` for l = 1..L with shared (W, V).
 
     Returns ``E^(L)``, or the list ``[E^(1), ..., E^(L)]`` when ``return_all``.
     """
-    if L < 1:
-        raise ValueError(f"L must be a positive integer, got {L}")
+    if isinstance(L, bool) or not isinstance(L, int) or L < 1:
+        raise ValueError(f"L must be a positive integer, got {L!r}")
     states = []
     for _ in range(L):
-        E = layer(E, W, V, ln)
+        E = layer(E, W, V, norm)
         states.append(E)
     return states if return_all else E
 
@@ -44,6 +55,13 @@ def looped(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int, ln: bool =
 def output(E: torch.Tensor) -> torch.Tensor:
     """The prediction ``y = [E]_{d+1:2d, n+1}``: bottom half of the last column, ``(..., d)``."""
     return E[..., E.shape[-2] // 2:, -1]
+
+
+def predict(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int = 1,
+            norm: Norm = layer_norm) -> torch.Tensor:
+    """The prediction ``y_L(E; theta)`` of the looped model (3.1); L = 1 is the single layer:
+    ``(..., d)``."""
+    return output(looped(E, W, V, L, norm))
 
 
 def structured(d: int, w: float = 0.0, v: float = 1.0, dtype=torch.float64):

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from .train import History
+from .history import History
 
 
 def heatmaps(W: torch.Tensor, V: torch.Tensor, title: str = ""):

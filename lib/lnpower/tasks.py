@@ -1,4 +1,5 @@
-"""Samplers for principal component prediction (§3.1 of the paper).
+"""Principal component prediction (§3.1 of the paper): samplers, the embedding, the
+principal subspace, the targets (4.4) and the losses.
 
 Every sampler draws from an explicit ``torch.Generator``; shapes are batch-first:
 ``X`` is ``(K, d, n)``, ``a`` is ``(K, d)``, the embedding ``E`` is ``(K, 2d, n + 1)``.
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 TASKS = ("sphere", "rotated")
+TARGETS = ("subspace", "normalized", "unnormalized")
 
 
 def _positive_int(name: str, value: int) -> int:
@@ -191,16 +193,41 @@ def spectrum(X: torch.Tensor):
     return lam.flip(-1), vec.flip(-1)
 
 
+def top_mask(lam, rtol: float = 1e-8):
+    """Which eigenvalues (descending along the last axis) belong to the top one, lambda_1 =
+    ... = lambda_r (Definition 3.1): those within ``rtol * lambda_1`` of it. Works on torch
+    tensors and numpy arrays alike."""
+    return lam >= lam[..., :1] * (1 - rtol)
+
+
 def principal_projector(X: torch.Tensor, rtol: float = 1e-8):
     """Projector onto the principal subspace V(X) of Definition 3.1 and the multiplicity r.
 
-    Eigenvalues within ``rtol * lambda_1`` of the top one count as equal. Returns
-    ``(P, r)`` with P of shape ``(..., d, d)`` and r of shape ``(...)``.
+    Returns ``(P, r)`` with P of shape ``(..., d, d)`` and r of shape ``(...)``.
     """
     lam, vec = spectrum(X)
-    top = (lam >= lam[..., :1] * (1 - rtol)).to(X.dtype)
+    top = top_mask(lam, rtol).to(X.dtype)
     P = (vec * top.unsqueeze(-2)) @ vec.mT
     return P, top.sum(-1).to(torch.int64)
+
+
+def targets(X: torch.Tensor, a: torch.Tensor, target: str) -> torch.Tensor:
+    """Per-sample targets: the projector onto V(X) ``(K, d, d)`` for ``"subspace"`` (the loss
+    of Theorem 4.1), ``Sa/||Sa||`` or ``Sa`` ``(K, d)`` for the targets (4.4)."""
+    if target == "subspace":
+        return principal_projector(X)[0]
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    Sa = (X @ (X.mT @ a.unsqueeze(-1)))[..., 0]
+    return Sa / torch.linalg.vector_norm(Sa, dim=-1, keepdim=True) if target == "normalized" else Sa
+
+
+def per_sample_loss(y: torch.Tensor, Y: torch.Tensor, target: str) -> torch.Tensor:
+    """``Dist^2(y, V(X)) = ||y||^2 - y^T P y`` (Theorem 4.1; Y the projector P) or
+    ``||y - y_target||^2`` (the losses of Theorems 4.2 and 4.3; Y the target (4.4))."""
+    if target == "subspace":
+        return (y * y).sum(-1) - (y.unsqueeze(-2) @ Y @ y.unsqueeze(-1))[..., 0, 0]
+    return ((y - Y) ** 2).sum(-1)
 
 
 def check_upsilon_finite(X: torch.Tensor, floor: float = 1e-10) -> None:

@@ -1,5 +1,6 @@
-"""The paper's population quantities, by float64 Monte Carlo with a seed and a standard error,
-and the exact reduced (scalar) population dynamics of Theorems 4.1-4.3.
+"""The paper's population quantities (§4.1-4.2, Appendices A-C), by float64 Monte Carlo with a
+seed and a standard error: the moments kappa, the Upsilons and C1, gamma* and the irreducible
+losses, the loss landscapes of the three models as functions of gamma or rho, and c_L.
 
 Per-sample summaries used throughout: ``s = ||S a||``, ``q = a^T S a`` and, for looped models,
 the eigenvalues ``lam`` of S (descending) with ``c2 = <v_i, a>^2``.
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .tasks import Task, generator, query, spectrum
+from .tasks import Task, generator, query, top_mask
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Sample:
         """Build from eigenvalues (descending) and squared coordinates of a."""
         lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
         c2 = np.asarray(c2, dtype=np.float64)
-        return cls(task, lam, c2, lam >= lam[:, :1] * (1 - rtol),
+        return cls(task, lam, c2, top_mask(lam, rtol),
                    np.sqrt((lam**2 * c2).sum(-1)), (lam * c2).sum(-1))
 
 
@@ -113,6 +114,12 @@ def upsilon3(sample: Sample) -> Estimate:
     """Upsilon_3 = E[(||Sa||^2 ||a||^2 - (a^T S a)^2) / ||Sa||^4] (Appendix C.2.2)."""
     s, q = sample.s, sample.q
     return mean((s**2 - q**2) / s**4)
+
+
+def C1(sample: Sample) -> Estimate:
+    """C1 = 2 Upsilon_3 / d, the constant of Theorem 4.3's gamma^3 increment (Appendix C.2.2)."""
+    u, d = upsilon3(sample), sample.task.d
+    return Estimate(2 * u.value / d, 2 * u.stderr / d)
 
 
 def no_ln_optimum(sample: Sample, target: str) -> dict[str, float]:
@@ -226,66 +233,14 @@ def constants(task: Task, samples: int = 200_000, seed: int = 0, loops: int | No
     out["cauchy_schwarz_bound"] = no_ln_optimum(sm, "normalized")["lower_bound"]
     out["upsilon"] = upsilon(sm)
     out["upsilon3"] = upsilon3(sm)
-    out["C1"] = Estimate(2 * out["upsilon3"].value / task.d, 2 * out["upsilon3"].stderr / task.d)
+    out["C1"] = C1(sm)
     if loops is not None:
         out["power_method_loss"] = power_method_loss(sm, loops)
         out["c_L"] = c_L(sm, loops)
     return out
 
 
-# --- contraction factors and OOD bounds (Theorems 4.6, 4.7; Appendix D) ---------------------
-
-def contraction(lam1, lam_next, gamma=None):
-    """R = (1 + gamma lam_{r+1})/(1 + gamma lam_1); the power method's lam_{r+1}/lam_1 when
-    gamma is None (the limit gamma -> inf)."""
-    if gamma is None:
-        return lam_next / lam1
-    return (1 + gamma * lam_next) / (1 + gamma * lam1)
-
-
-def ood_bounds(X: torch.Tensor, a: torch.Tensor, L, gamma=None, rtol: float = 1e-8):
-    """Bounds of Theorems 4.6/4.7 on sin(angle(y_L, Z)) for y_L ∝ (I + gamma S)^L a
-    (or S^L a when gamma is None): ``(|c_{r+1}| R^L, ||a_perp||/||a_Z|| R^L, R)``.
-    X ``(..., d, n)``, a ``(..., d)``; L an int or a tensor that broadcasts against the batch.
-    Floats for a single test point, float64 tensors for a batch."""
-    lam, vec = spectrum(X.to(torch.float64))
-    c = (vec.mT @ a.to(torch.float64).unsqueeze(-1))[..., 0]
-    top = lam >= lam[..., :1] * (1 - rtol)
-    r = top.sum(-1, keepdim=True)
-    if (r == lam.shape[-1]).any():
-        raise ValueError("S has a single eigenvalue: no principal subspace to converge to")
-    lam_next = lam.gather(-1, r)[..., 0]
-    R = contraction(lam[..., 0], lam_next, gamma)
-    a_z = torch.linalg.vector_norm(c * top, dim=-1)
-    a_perp = torch.linalg.vector_norm(c * ~top, dim=-1)
-    if (a_z == 0).any():
-        raise ValueError("a is orthogonal to the principal subspace (a_Z = 0)")
-    RL = R ** torch.as_tensor(L, dtype=torch.float64)
-    lower, upper = c.gather(-1, r)[..., 0].abs() * RL, a_perp / a_z * RL
-    if lower.dim() == 0:
-        return float(lower), float(upper), float(R)
-    return lower, upper, R
-
-
-def power_method(X: torch.Tensor, a: torch.Tensor, L: int, gamma=None) -> torch.Tensor:
-    """Iterates ``(I + gamma S)^l a / ||.||`` (or ``S^l a / ||.||``), l = 1..L: ``(L, ..., d)``."""
-    S = X @ X.mT
-    if gamma is not None:
-        S = torch.eye(S.shape[-1], dtype=S.dtype) + gamma * S
-    out, y = [], a
-    for _ in range(L):
-        y = (S @ y.unsqueeze(-1))[..., 0]
-        y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
-        out.append(y)
-    return torch.stack(out)
-
-
-def sin_angle(y: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
-    """sin of the canonical angle between y and the subspace with projector P."""
-    y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
-    perp = y - (P @ y.unsqueeze(-1))[..., 0]  # ||y - Py||, accurate where 1 - cos^2 is not
-    return torch.linalg.vector_norm(perp, dim=-1)
-
+# --- Assumption (A3) -------------------------------------------------------------------------
 
 def tail_index(x, frac: float = 0.01) -> Estimate:
     """Hill estimator of the tail index alpha of a positive sample (P(x > t) ~ t^-alpha), from
@@ -301,17 +256,3 @@ def smallest_eigenvalues(task: Task, samples: int, seed: int = 0) -> np.ndarray:
     """lambda_d(X) for ``samples`` draws of X (Assumption A3's variable)."""
     X = task.sample_X(samples, generator(seed))
     return torch.linalg.eigvalsh(X @ X.mT)[:, 0].clamp_min(0).numpy()
-
-
-def loop_errors(W: torch.Tensor, V: torch.Tensor, X: torch.Tensor, a: torch.Tensor, L: int,
-                ln: bool = True) -> np.ndarray:
-    """sin of the angle between y_l and the principal subspace of X X^T for l = 1..L, when the
-    layer (W, V) is looped at inference on test points X ``(K, d, n)``, a ``(K, d)``
-    (Theorems 4.6, 4.7; Figs. 5, G.3). Returns ``(L, K)``."""
-    from .model import looped, output
-    from .tasks import embed, principal_projector
-
-    E = embed(X.double(), a.double())
-    P, _ = principal_projector(X.double())
-    states = looped(E, W.double(), V.double(), L, ln, return_all=True)
-    return torch.stack([sin_angle(output(s), P) for s in states]).numpy()

@@ -5,8 +5,21 @@ the statuses they expect and the reproduction report lists them all.
 """
 
 from . import part1, part2, part3, part5  # noqa: F401  (registers the claims)
-from .core import REGISTRY, STATUSES, Claim, Result, check, check_all, claim, summary, within
+from .core import (
+    REGISTRY,
+    STATUSES,
+    Claim,
+    Result,
+    check,
+    check_all,
+    claim,
+    expect,
+    summary,
+    trend_status,
+    verdict,
+    within,
+)
 from .part1 import invariance_z
 
-__all__ = ["REGISTRY", "STATUSES", "Claim", "Result", "check", "check_all", "claim", "summary",
-           "within", "invariance_z"]
+__all__ = ["REGISTRY", "STATUSES", "Claim", "Result", "check", "check_all", "claim", "expect",
+           "summary", "trend_status", "verdict", "within", "invariance_z"]

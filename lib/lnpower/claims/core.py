@@ -77,8 +77,40 @@ def check_all() -> list[Result]:
     return [check(i) for i in REGISTRY]
 
 
+def verdict(ok: bool) -> str:
+    """The status of a claim whose check either passes or fails."""
+    return "reproduced" if ok else "not reproduced"
+
+
 def within(x: float, target: float, rel: float) -> str:
-    return "reproduced" if abs(x - target) <= rel * abs(target) else "not reproduced"
+    """``reproduced`` if ``x`` is within ``rel`` (relative) of ``target``."""
+    return verdict(abs(x - target) <= rel * abs(target))
+
+
+def trend_status(values, target: float, tol: float) -> str:
+    """``reproduced`` if the last value is within ``tol`` of ``target``; ``partial`` if the
+    distance to ``target`` shrinks at every step of the sequence; else ``not reproduced``."""
+    dist = [abs(x - target) for x in values]
+    if dist[-1] <= tol:
+        return "reproduced"
+    return "partial" if all(b < a for a, b in zip(dist, dist[1:])) else "not reproduced"
+
+
+def expect(expected: dict[str, str | tuple[str, ...]], width: int = 78) -> list[Result]:
+    """What a chapter runs under its experiments: check each claim now, print its status and
+    detail (wrapped to ``width`` columns), and assert the status is the one ``expected`` (a
+    status, or a tuple of acceptable ones)."""
+    import textwrap
+
+    results = []
+    for id, want in expected.items():
+        r = check(id)
+        print(textwrap.fill(f"{r.id}: {r.status}, measured {r.measured}", width))
+        print(textwrap.fill(r.detail, width, initial_indent="    ", subsequent_indent="    "))
+        ok = r.status in ((want,) if isinstance(want, str) else want)
+        assert ok, f"claim {id}: status {r.status!r}, expected {want!r} ({r.detail})"
+        results.append(r)
+    return results
 
 
 def summary(results: list[Result]) -> str:

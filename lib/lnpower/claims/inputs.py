@@ -7,21 +7,26 @@ from __future__ import annotations
 from functools import cache
 
 from .. import dynamics, theory
+from ..config import PAPER, paper_config
+from ..history import History
 from ..tasks import Task
-from ..train import History, fit_many, paper_config
+from ..train import fit_many
+
+ETA = PAPER.lr
 
 
 @cache
 def sample(task: str = "sphere", samples: int = 100_000, seed: int = 0) -> theory.Sample:
-    """A Monte Carlo sample of the task at d=16, n=32."""
-    return theory.draw(Task(task), samples, seed)
+    """A Monte Carlo sample of the task at the paper's d and n."""
+    return theory.draw(Task(task, PAPER.d, PAPER.n), samples, seed)
 
 
 @cache
 def ln_run(task: str = "sphere", steps: int = 10**6):
     """The LN layer's reduced population dynamics (Theorem 4.3) from alpha=0, beta=1."""
     tab = dynamics.ln_layer_table(sample(task, 20_000, 1))
-    return tab, dynamics.run(tab, 0.0, 1.0, 0.1, steps, [2000, *dynamics.log_steps(steps)])
+    return tab, dynamics.run(tab, 0.0, PAPER.v0, ETA, steps,
+                             [PAPER.steps, *dynamics.log_steps(steps)])
 
 
 @cache
@@ -34,7 +39,8 @@ def looped_F(task: str = "sphere", loops: int = 10) -> dynamics.Table:
 def looped_run(task: str = "sphere", loops: int = 10, steps: int = 10**6):
     """The looped model's reduced population dynamics (Theorem 4.1) from w=0, v=1."""
     tab = looped_F(task, loops)
-    return tab, dynamics.run(tab, 0.0, 1.0, 0.1, steps, [2000, *dynamics.log_steps(steps)])
+    return tab, dynamics.run(tab, 0.0, PAPER.v0, ETA, steps,
+                             [PAPER.steps, *dynamics.log_steps(steps)])
 
 
 def paper_runs(model: str, **overrides) -> dict[str, History]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import model, symbolic, tasks, theory
+from .. import inference, model, symbolic, tasks, theory
 from ..tasks import Task
-from .core import claim
+from .core import claim, verdict
 from .inputs import sample
 
 # --- claims the library alone can check -----------------------------------------------------
@@ -19,7 +19,7 @@ def _kappa():
     k = theory.kappas(sample())
     ex = theory.kappas_exact(Task())
     z = max(abs(k[i].value - ex[i]) / k[i].stderr for i in ("kappa1", "kappa2"))
-    return (round(k["kappa2"].value, 4), "reproduced" if z <= 4 else "not reproduced",
+    return (round(k["kappa2"].value, 4), verdict(z <= 4),
             f"largest deviation {z:.2f} standard errors")
 
 
@@ -31,7 +31,7 @@ def _irreducible():
     l1 = theory.no_ln_optimum(sm, "normalized")["loss"]
     l2 = theory.no_ln_optimum(sm, "unnormalized")["loss"]
     ok = min(l1, l2) > 0.1
-    return (round(min(l1, l2), 4), "reproduced" if ok else "not reproduced",
+    return (round(min(l1, l2), 4), verdict(ok),
             f"L1* = {l1:.4f}, L2* = {l2:.4f}")
 
 
@@ -54,7 +54,7 @@ def _a1():
     g = tasks.generator(11)
     err = max((torch.linalg.vector_norm(Task(t).sample_X(2000, g), dim=-2) - 1).abs().max().item()
               for t in ("sphere", "rotated"))
-    return err, "reproduced" if err < 1e-12 else "not reproduced", "2000 draws of each task"
+    return err, verdict(err < 1e-12), "2000 draws of each task"
 
 
 def invariance_z(stat, X: torch.Tensor, Q: torch.Tensor) -> float:
@@ -78,7 +78,7 @@ def _a2():
           for f in (lam1, row)]
     control = invariance_z(row, tasks.anisotropic(20_000, 16, 32, g), Q)
     ok = max(zs) < 4 and control > 10
-    return (round(max(zs), 3), "reproduced" if ok else "not reproduced",
+    return (round(max(zs), 3), verdict(ok),
             f"largest |z| for the tasks {max(zs):.2f}; anisotropic control |z| = {control:.1f}")
 
 
@@ -90,7 +90,7 @@ def _a2():
 def _a3():
     alpha = theory.tail_index(1 / theory.smallest_eigenvalues(Task("sphere", 16, 16), 40_000, 13))
     ok = alpha.value + 3 * alpha.stderr < 1
-    return (round(alpha.value, 3), "reproduced" if ok else "not reproduced",
+    return (round(alpha.value, 3), verdict(ok),
             f"tail index {alpha:.3f} (theory 0.5): E[1/lambda_d] = inf, (A3) fails")
 
 
@@ -105,7 +105,7 @@ def _ex33():
     lam = torch.linalg.eigvalsh(X @ X.mT)
     dev = ((lam - lam_U) / lam_U).abs().max().item()
     ups = (1 / lam[:, 0]).mean().item() * lam_U[0].item()
-    return (dev, "reproduced" if dev < 1e-10 and abs(ups - 1) < 1e-10 else "not reproduced",
+    return (dev, verdict(dev < 1e-10 and abs(ups - 1) < 1e-10),
             f"E[1/lambda_d] * lambda_min(UU^T) = {ups:.12f}")
 
 
@@ -127,11 +127,11 @@ def _structured():
     X, a, E = _structuredsample()
     W, V = model.structured(8, 0.7, 1.3)
     states = model.looped(E, W, V, 20, return_all=True)
-    shifted = theory.power_method(X, a, 20, gamma=0.7 * 1.3)
+    shifted = inference.power_method(X, a, 20, gamma=0.7 * 1.3)
     dev = max((model.output(s) - p).abs().max().item() for s, p in zip(states, shifted))
     dev_X = max((s[..., :8, :16] - X).abs().max().item() for s in states)
     worst = max(dev, dev_X)
-    return worst, "reproduced" if worst < 1e-10 else "not reproduced", \
+    return worst, verdict(worst < 1e-10), \
         f"y_L vs shifted power iteration {dev:.1e}; X block {dev_X:.1e}"
 
 
@@ -140,12 +140,12 @@ def _structured():
        "limit", "log-log slope of the error against rho within 0.05 of -1", CH_TF)
 def _rho_limit():
     X, a, E = _structuredsample()
-    pm = theory.power_method(X, a, 1)[0]
+    pm = inference.power_method(X, a, 1)[0]
     rhos = np.array([1e2, 1e3, 1e4, 1e5])
     errs = []
     for rho in rhos:
         W, V = model.structured(8, rho, 1.0)
         errs.append((model.output(model.layer(E, W, V)) - pm).norm(dim=-1).max().item())
     slope = np.polyfit(np.log(rhos), np.log(errs), 1)[0]
-    return round(float(slope), 4), "reproduced" if abs(slope + 1) < 0.05 else "not reproduced", \
+    return round(float(slope), 4), verdict(abs(slope + 1) < 0.05), \
         f"error at rho = 1e5: {errs[-1]:.1e}"

@@ -7,13 +7,15 @@ from functools import cache
 import numpy as np
 import torch
 
-from .. import tasks, theory
+from .. import inference, tasks, theory
+from ..config import PAPER
 from ..tasks import Task
-from .core import claim
+from .core import claim, verdict
 from .inputs import paper_runs, sample
 
 CH_OOD, CH_EXP = "book/out_of_distribution", "book/experiments"
-SNAPSHOTS = (100, 300, 2000)
+SNAPSHOTS = (*PAPER.snapshot_steps, PAPER.steps)  # Fig. 5
+D, N = PAPER.d, PAPER.n
 
 
 @cache
@@ -23,10 +25,10 @@ def test_points(count: int = 100, seed: int = 31) -> dict[str, tuple[torch.Tenso
     g = tasks.generator(seed)
     X = {"Task 1": Task("sphere").sample_X(count, g),
          "Task 2": Task("rotated").sample_X(count, g),
-         "anisotropic": tasks.anisotropic(count, 16, 32, g),
-         "low rank + noise": tasks.low_rank_noise(count, 16, 32, g),
+         "anisotropic": tasks.anisotropic(count, D, N, g),
+         "low rank + noise": tasks.low_rank_noise(count, D, N, g),
          "top multiplicity 2": Task("rotated", m=(3, 3) + (2,) * 12 + (1, 1)).sample_X(count, g)}
-    return {k: (x, tasks.query(count, 16, g)) for k, x in X.items()}
+    return {k: (x, tasks.query(count, D, g)) for k, x in X.items()}
 
 
 def bound_violations(gamma, L_max: int = 25) -> tuple[int, int]:
@@ -36,8 +38,8 @@ def bound_violations(gamma, L_max: int = 25) -> tuple[int, int]:
     Ls = torch.arange(1, L_max + 1, dtype=torch.float64)[:, None]
     for X, a in test_points().values():
         P, _ = tasks.principal_projector(X)
-        err = theory.sin_angle(theory.power_method(X, a, L_max, gamma), P)
-        lo, hi, _ = theory.ood_bounds(X, a, Ls, gamma)
+        err = inference.sin_angle(inference.power_method(X, a, L_max, gamma), P)
+        lo, hi, _ = inference.ood_bounds(X, a, Ls, gamma)
         ok = (lo * (1 - 1e-9) - 1e-14 <= err) & (err <= hi * (1 + 1e-9) + 1e-14)
         bad += int((~ok).sum())
         total += ok.numel()
@@ -55,7 +57,7 @@ def _ood_bounds():
     gammas.append(theory.no_ln_optimum(sample("sphere"), "unnormalized")["gamma_star"])
     counts = [bound_violations(g) for g in gammas] + [bound_violations(None)]
     bad, total = sum(c[0] for c in counts), sum(c[1] for c in counts)
-    return bad, "reproduced" if bad == 0 else "not reproduced", \
+    return bad, verdict(bad == 0), \
         f"{total} checks; learned gammas {', '.join(f'{g:.3f}' for g in gammas)}"
 
 
@@ -69,11 +71,11 @@ def _ood_rate():
     X, _ = test_points()["Task 1"]
     lam = torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
     l1, l2 = lam[:, 0], lam[:, 1]
-    R = [float(np.median(theory.contraction(l1, l2, float(h.product[t])))) for t in SNAPSHOTS]
+    R = [float(np.median(inference.contraction(l1, l2, float(h.product[t])))) for t in SNAPSHOTS]
     g_star = theory.no_ln_optimum(sample("sphere"), "normalized")["gamma_star"]
-    R_star = float(np.median(theory.contraction(l1, l2, g_star)))
+    R_star = float(np.median(inference.contraction(l1, l2, g_star)))
     pm = float(np.median(l2 / l1))
     ok = R[0] > R[1] > R[2] > pm and R_star > R[2]
-    return round(R[2], 4), "reproduced" if ok else "not reproduced", \
+    return round(R[2], 4), verdict(ok), \
         f"median R at T = 100, 300, 2000: {', '.join(f'{r:.3f}' for r in R)}; power method " \
         f"{pm:.3f}; no LN (gamma1*) {R_star:.3f}"

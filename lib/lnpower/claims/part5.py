@@ -6,11 +6,12 @@ from functools import cache
 
 import numpy as np
 
-from .. import dynamics, model, theory, variants
+from .. import dynamics, inference, model, theory, variants
+from ..config import PAPER, paper_config
 from ..tasks import Task, generator, principal_projector
-from ..train import fit_many, paper_config
-from .core import claim
-from .inputs import ln_run, looped_run, paper_runs, sample
+from ..train import fit_many
+from .core import claim, verdict
+from .inputs import ETA, ln_run, looped_run, paper_runs, sample
 
 CH = "book/beyond"
 
@@ -35,10 +36,10 @@ def _looped_long():
     tab, (t, w, v) = looped_run(steps=10**7)
     sm = sample("sphere", 5_000, 1)
     p = dynamics.exponent(t, w * v, 1e6, 1e7)[0]
-    limit = 4 * 0.1 * theory.c_L(sm, 10).value / 16
-    ratio = dynamics.power_increment(tab, w[-1], v[-1], 0.1, 2) / limit
+    limit = 4 * ETA * theory.c_L(sm, 10).value / PAPER.d
+    ratio = dynamics.power_increment(tab, w[-1], v[-1], ETA, 2) / limit
     ok = abs(p - 0.5) < 0.005 and abs(ratio - 1) < 0.01
-    return round(p, 4), "reproduced" if ok else "not reproduced", \
+    return round(p, 4), verdict(ok), \
         f"exponent {p:.4f}, increment ratio {ratio:.4f} at t = 10^7"
 
 
@@ -53,7 +54,7 @@ def _random_init():
              model.structure_residual(h.W, h.V).item() for h in runs]
     losses = [h.test_loss[-1] for h in runs]
     ok = min(drops) > 10 and max(losses) < 0.05
-    return round(min(drops), 2), "reproduced" if ok else "not reproduced", \
+    return round(min(drops), 2), verdict(ok), \
         f"residual falls {', '.join(f'{x:.0f}x' for x in drops)}; test losses " + \
         ", ".join(f"{x:.4f}" for x in losses)
 
@@ -67,7 +68,7 @@ def _finite():
     gaps = [runs[N].test_loss[-1] - runs[N].train_loss[-1] for N in sorted(runs)]
     noise = [model.structure_residual(runs[N].W, runs[N].V).item() for N in sorted(runs)]
     ok = gaps[0] > gaps[1] > gaps[2] and noise[0] > noise[1] > noise[2]
-    return round(gaps[0], 4), "reproduced" if ok else "not reproduced", \
+    return round(gaps[0], 4), verdict(ok), \
         "gaps " + ", ".join(f"{g:.4f}" for g in gaps) + "; residuals " + \
         ", ".join(f"{x:.3f}" for x in noise)
 
@@ -82,13 +83,14 @@ def _finite():
 def _depth():
     h = paper_runs("looped")["sphere"]
     X, a = Task("sphere").sample(100, generator(41))
-    err = theory.loop_errors(h.W, h.V, X, a, 60)
+    err = inference.loop_errors(h.W, h.V, X, a, 60)
     P, _ = principal_projector(X)
-    structured = theory.sin_angle(theory.power_method(X, a, 60, float(h.product[-1])), P).numpy()
+    iterates = inference.power_method(X, a, 60, float(h.product[-1]))
+    structured = inference.sin_angle(iterates, P).numpy()
     gain = np.median(err[9]) / np.median(err[59])
     predicted = np.median(structured[9]) / np.median(structured[59])
     ok = 1 < gain < predicted / 10
-    return round(float(gain), 3), "reproduced" if ok else "not reproduced", \
+    return round(float(gain), 3), verdict(ok), \
         f"error ratio L'=10 to 60: trained {gain:.2f}, structured layer {predicted:.2f}"
 
 
@@ -113,7 +115,7 @@ def _adam_follows():
     t, w, v = adam_population()
     i = list(t).index(2000)
     err = max(max(abs(h.w[-1] / w[i] - 1), abs(h.v[-1] / v[i] - 1)) for h in adam_runs())
-    return round(err, 4), "reproduced" if err < 0.03 else "not reproduced", \
+    return round(err, 4), verdict(err < 0.03), \
         f"largest relative difference {err:.4f} (population alpha {w[i]:.3f}, beta {v[i]:.3f})"
 
 
@@ -127,7 +129,7 @@ def _adam_balance():
     sgd = paper_runs("layer")["sphere"]
     late = w[-1] / v[-1]
     ok = max(ratios) < 0.5 and late < 0.9
-    return round(max(ratios), 3), "reproduced" if ok else "not reproduced", \
+    return round(max(ratios), 3), verdict(ok), \
         f"alpha/beta at T = 2000: Adam {', '.join(f'{r:.3f}' for r in ratios)}, SGD " \
         f"{sgd.w[-1] / sgd.v[-1]:.3f}; population Adam at t = 10^5: {late:.3f}"
 
@@ -139,7 +141,7 @@ def _adam_balance():
 def _adam_growth():
     t, w, v = adam_population()
     p = dynamics.exponent(t, w * v, 1e4, 1e5)[0]
-    return round(p, 3), "reproduced" if abs(p - 2) < 0.1 else "not reproduced", \
+    return round(p, 3), verdict(abs(p - 2) < 0.1), \
         f"exponent of gamma on [10^4, 10^5]: {p:.3f}"
 
 
@@ -156,7 +158,7 @@ def _norm_gain():
     ln, rms, rms_g = r[("column", False)], r[("rms", False)], r[("rms", True)]
     ratio = rms_g["test_loss"] / ln["test_loss"]
     ok = abs(ratio - 1) < 0.05 and rms["cosine"] > 0.99 and rms["test_loss"] > 1
-    return round(ratio, 4), "reproduced" if ok else "not reproduced", \
+    return round(ratio, 4), verdict(ok), \
         f"test loss: LN {ln['test_loss']:.4f}, RMSNorm + gain {rms_g['test_loss']:.4f}, RMSNorm " \
         f"{rms['test_loss']:.2f} (cosine {rms['cosine']:.4f})"
 
@@ -170,6 +172,6 @@ def _norm_centring():
     ln, bare, full = r[("column", False)], r[("layernorm", False)], r[("layernorm", True)]
     ratio = full["test_loss"] / ln["test_loss"]
     ok = bare["cosine"] < 0.9 and bare["residual"] > 0.1 and ratio < 1.2
-    return round(ratio, 4), "reproduced" if ok else "not reproduced", \
+    return round(ratio, 4), verdict(ok), \
         f"LayerNorm: cosine {bare['cosine']:.3f}, residual {bare['residual']:.3f}; with gain " \
         f"and bias: test loss {full['test_loss']:.4f} against LN {ln['test_loss']:.4f}"

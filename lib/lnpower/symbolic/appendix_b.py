@@ -1,16 +1,13 @@
-"""SymPy derivations behind the paper's recursions and loss landscapes. Every function returns
-the derived expressions and asserts the identity it derives (AssertionError if it fails)."""
+"""Appendix B: the layer without LN (Theorem 4.2). The gamma/S/D recursions, the quadratic
+loss landscapes and their minimisers, the first iteration and the descent lemma."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-eta, gamma, alpha, beta, F, d, n = sp.symbols("eta gamma alpha beta F d n", real=True)
-k1, k2, k3, m = sp.symbols("kappa1 kappa2 kappa3 m", positive=True)  # m = E[a^T S a/||Sa||]
+from .common import F, alpha, beta, d, eta, gamma, is_zero, k1, k2, k3, n
 
-
-def _zero(expr) -> bool:
-    return sp.simplify(sp.expand(expr)) == 0
+m = sp.Symbol("m", positive=True)  # E[a^T S a/||Sa||], used by the normalised landscape
 
 
 def recursions() -> dict[str, sp.Expr]:
@@ -24,9 +21,9 @@ def recursions() -> dict[str, sp.Expr]:
     out = {"gamma": g - eta * S * F + eta**2 * g * F**2,
            "S": (1 + eta**2 * F**2) * S - 4 * eta * g * F,
            "D": (1 - eta**2 * F**2) * D}
-    assert _zero(a1 * b1 - out["gamma"])
-    assert _zero(a1**2 + b1**2 - out["S"])
-    assert _zero(b1**2 - a1**2 - out["D"])
+    assert is_zero(a1 * b1 - out["gamma"])
+    assert is_zero(a1**2 + b1**2 - out["S"])
+    assert is_zero(b1**2 - a1**2 - out["D"])
     return out
 
 
@@ -47,12 +44,12 @@ def no_ln_landscape(target: str) -> dict[str, sp.Expr]:
         raise ValueError(f"target must be 'normalized' or 'unnormalized', got {target!r}")
     (g_star,) = sp.solve(sp.diff(L, gamma), gamma)
     L_star = sp.simplify(L.subs(gamma, g_star))
-    assert _zero(L - (L_star + k2 * (gamma - g_star) ** 2))
+    assert is_zero(L - (L_star + k2 * (gamma - g_star) ** 2))
     Fg = sp.diff(L, gamma) / d
-    assert _zero(Fg - 2 * k2 / d * (gamma - g_star))
+    assert is_zero(Fg - 2 * k2 / d * (gamma - g_star))
     expected = ((k3 - k1) / k2, 2 - 2 * m - (k3 - k1) ** 2 / k2) if target == "normalized" \
         else (1 - k1 / k2, 1 - k1**2 / k2)
-    assert _zero(g_star - expected[0]) and _zero(L_star - expected[1])
+    assert is_zero(g_star - expected[0]) and is_zero(L_star - expected[1])
     return {"L": L, "gamma_star": g_star, "L_star": L_star, "F": sp.factor(Fg)}
 
 
@@ -61,7 +58,7 @@ def first_iteration() -> sp.Expr:
     (Appendix B.2.3, Part 2; gamma* symbolic)."""
     g_star, beta0 = sp.symbols("gamma_star beta0", positive=True)
     a1 = 0 - eta * beta0 * (2 * k2 / d) * (0 - g_star)
-    assert _zero(a1 - 2 * eta * beta0 * k2 * g_star / d)
+    assert is_zero(a1 - 2 * eta * beta0 * k2 * g_star / d)
     return a1
 
 
@@ -82,9 +79,9 @@ def descent_lemma() -> dict[str, sp.Expr]:
     change = sp.expand(L(g_next) - L(gamma))
     B = eta**2 * d * gamma * F**3 + k2 * (eta**2 * S**2 * F**2 - 2 * eta**3 * gamma * S * F**3
                                           + eta**4 * gamma**2 * F**4)
-    assert _zero(change - (-eta * d * S * F**2 + B).subs(F, Fg))
+    assert is_zero(change - (-eta * d * S * F**2 + B).subs(F, Fg))
     ratio = x * r + y * (1 - x * r) ** 2
-    assert _zero((B / (eta * d * S * F**2)).subs(gamma, r * S)
+    assert is_zero((B / (eta * d * S * F**2)).subs(gamma, r * S)
                  - ratio.subs({x: eta * F, y: k2 * eta * S / d}))
     # increasing in y ((1 - xr)^2 >= 0) and in p = xr (slope 1 - 2y(1 - p) >= 1 - 9/32 > 0) on
     # |p| <= 1/8, 0 <= y <= 1/8: the maximum is at the corner p = y = 1/8
@@ -96,73 +93,10 @@ def descent_lemma() -> dict[str, sp.Expr]:
     return {"change": -eta * d * S * F**2 + B, "ratio": ratio, "ratio_max": ratio_max}
 
 
-def ln_large_gamma() -> dict[str, sp.Expr]:
-    """Per-sample LN-layer loss for large gamma (Appendix C.2.2). With s = ||Sa||, q = a^T S a,
-    ``loss = 2 - 2 (q/s + gamma s)/sqrt(1 + 2 gamma q + gamma^2 s^2) = (s^2 - q^2)/(gamma^2 s^4)
-    + O(gamma^-3)``, so E[loss] ~ Upsilon3/gamma^2, F = L'/d ~ -C1/gamma^3 with C1 = 2 Upsilon3/d,
-    and the gamma^3 increment tends to 6 eta C1 (alpha = beta, so S = 2 gamma)."""
-    s, q, x = sp.symbols("s q x", positive=True)  # x = 1/gamma
-    g = 1 / x
-    loss = 2 - 2 * (q / s + g * s) / sp.sqrt(1 + 2 * g * q + g**2 * s**2)
-    lead = sp.series(loss, x, 0, 3).removeO()
-    assert _zero(lead - (s**2 - q**2) * x**2 / s**4)
-    Y3, C1 = sp.symbols("Upsilon3 C1", positive=True)
-    dL = sp.diff(Y3 / gamma**2, gamma)
-    assert _zero(dL / d + 2 * Y3 / (d * gamma**3))
-    Fa = -C1 / gamma**3
-    g_next = gamma - eta * (2 * gamma) * Fa + eta**2 * gamma * Fa**2
-    inc = sp.series(g_next**3 - gamma**3, gamma, sp.oo, 2).removeO()
-    assert _zero(sp.limit(inc, gamma, sp.oo) - 6 * eta * C1)
-    return {"loss_leading": lead.subs(x, 1 / gamma), "increment_limit": 6 * eta * C1}
-
-
-def looped_increment() -> sp.Expr:
-    """Theorem 4.1's rate: with L_L = L_inf + c/rho, F = -c/(d rho^2) and w = v (S = 2 rho),
-    ``rho'^2 - rho^2 -> 4 eta c / d``."""
-    rho, c = sp.symbols("rho c", positive=True)
-    Fr = sp.diff(c / rho, rho) / d
-    r_next = rho - eta * 2 * rho * Fr + eta**2 * rho * Fr**2
-    lim = sp.limit(sp.expand(r_next**2 - rho**2), rho, sp.oo)
-    assert _zero(lim - 4 * eta * c / d)
-    return lim
-
-
 def kappas_sphere() -> dict[str, sp.Expr]:
     """Task 1 moments: kappa1 = E tr(S)/d = n/d; kappa2 = E tr(S^2)/d with
     E tr(S^2) = n + n(n-1) E[(x_i^T x_j)^2] = n + n(n-1)/d, so kappa2 = n(n+d-1)/d^2."""
     kappa1 = n / d
     kappa2 = (n + n * (n - 1) / d) / d
-    assert _zero(kappa2 - n * (n + d - 1) / d**2)
+    assert is_zero(kappa2 - n * (n + d - 1) / d**2)
     return {"kappa1": kappa1, "kappa2": sp.factor(kappa2)}
-
-
-def collapse(dim: int = 2, cols: int = 2) -> sp.Matrix:
-    """The E^(1) collapse of §4.1 for explicit small d, n with symbolic entries: with
-    W12 = w I, V21 = v I, ``V E E^T W E = [[0, 0], [0, w v S a]]``."""
-    w, v = sp.symbols("w v", real=True)
-    X = sp.Matrix(dim, cols, lambda i, j: sp.Symbol(f"x{i}{j}", real=True))
-    a = sp.Matrix(dim, 1, lambda i, j: sp.Symbol(f"a{i}", real=True))
-    Z = sp.zeros
-    E = sp.BlockMatrix([[X, Z(dim, 1)], [Z(dim, cols), a]]).as_explicit()
-    W = sp.BlockMatrix([[Z(dim, dim), w * sp.eye(dim)], [Z(dim, dim), Z(dim, dim)]]).as_explicit()
-    V = sp.BlockMatrix([[Z(dim, dim), Z(dim, dim)], [v * sp.eye(dim), Z(dim, dim)]]).as_explicit()
-    upd = (V * E * E.T * W * E).applyfunc(sp.expand)
-    expected = sp.zeros(2 * dim, cols + 1)
-    expected[dim:, cols] = (w * v * X * X.T * a).applyfunc(sp.expand)
-    assert (upd - expected).applyfunc(sp.expand) == sp.zeros(2 * dim, cols + 1)
-    return upd
-
-
-def verify_all() -> list[str]:
-    """Run every derivation; returns the names verified."""
-    recursions()
-    no_ln_landscape("normalized")
-    no_ln_landscape("unnormalized")
-    first_iteration()
-    descent_lemma()
-    ln_large_gamma()
-    looped_increment()
-    kappas_sphere()
-    collapse()
-    return ["recursions", "no_ln_landscape", "first_iteration", "descent_lemma", "ln_large_gamma",
-            "looped_increment", "kappas_sphere", "collapse"]

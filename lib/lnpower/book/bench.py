@@ -7,24 +7,24 @@ import time
 
 import torch
 
-from .engine import per_sample_loss
+from .. import engine
+from ..config import resolve_device
+from ..model import layer_norm, predict, structured
+from ..tasks import Task, embed, generator, per_sample_loss, targets
 
 
-def naive_loss(E, Y, W, V, loops: int, layer_norm: bool, target: str):
-    """The model written the obvious way: ``V @ (E @ E.mT) @ W @ E``, column normalisation,
-    L loops; mean loss over the batch. E ``(B, 2d, n+1)``, W, V ``(2d, 2d)``."""
-    for _ in range(loops):
-        Z = E + V @ (E @ E.mT) @ W @ E
-        E = Z / Z.norm(dim=-2, keepdim=True) if layer_norm else Z
-    y = E[..., E.shape[-2] // 2:, -1]
+def naive_loss(E, Y, W, V, loops: int, ln: bool, target: str):
+    """The model's own forward pass (``lnpower.model``, written as the equations read) and
+    the loss, averaged over the batch. E ``(B, 2d, n+1)``, W, V ``(2d, 2d)``."""
+    y = predict(E, W, V, loops, layer_norm if ln else None)
     return per_sample_loss(y, Y, target).mean()
 
 
-def naive_grad(E, Y, W, V, loops, layer_norm, target):
+def naive_grad(E, Y, W, V, loops: int, ln: bool, target: str):
     """Loss and autograd gradients of :func:`naive_loss`."""
     W = W.detach().requires_grad_(True)
     V = V.detach().requires_grad_(True)
-    loss = naive_loss(E, Y, W, V, loops, layer_norm, target)
+    loss = naive_loss(E, Y, W, V, loops, ln, target)
     gW, gV = torch.autograd.grad(loss, (W, V))
     return loss.detach(), gW, gV
 
@@ -71,11 +71,6 @@ def compare(loops: int = 10, batch: int = 128, d: int = 16, n: int = 32, steps: 
     """Steps/s of the engine and of the naive reference on identical data and initial weights
     (the paper's settings by default, float32). Blocks of the two are interleaved so that both
     see the same machine state; each rate is the best block."""
-    from . import engine
-    from .model import structured
-    from .tasks import Task, embed, generator
-    from .train import resolve_device, targets
-
     dev = resolve_device(device)
     target = "subspace" if loops > 1 else "normalized"
     X, a = Task("sphere", d, n).sample(batch, generator(0))

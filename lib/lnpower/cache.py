@@ -1,0 +1,95 @@
+"""One disk cache for every computation the book repeats: trained histories
+(``train.fit_many``) and the normalisation study (``variants.compare``).
+
+A result is stored under a key that hashes its inputs, the source of the library modules that
+compute it and the torch version, so it is reused only where recomputing would give the same
+numbers. Entries are written to a temporary folder and renamed into place: an interrupted run
+leaves no half-written entry behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).parent
+
+
+def directory(cache) -> Path | None:
+    """Where results are kept: ``cache`` if a path, ``$LNPOWER_CACHE`` or ``~/.cache/lnpower``
+    if ``True``, nowhere if ``None`` or ``False``."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return Path(os.environ.get("LNPOWER_CACHE", Path.home() / ".cache" / "lnpower"))
+    return Path(cache)
+
+
+def key(inputs, modules: tuple[str, ...]) -> str:
+    """A short hash of ``inputs`` (anything JSON can write), the source of the named modules of
+    ``lnpower`` and the torch version."""
+    h = hashlib.sha256(torch.__version__.encode())
+    for mod in modules:
+        h.update((HERE / f"{mod}.py").read_bytes())
+    h.update(json.dumps(inputs, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:20]
+
+
+def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
+           save: Callable[[object, Path], None], load: Callable[[Path], object], cache=True):
+    """``compute()``, or its stored result. ``save(result, folder)`` writes a result into an
+    empty folder, ``load(folder)`` reads it back."""
+    where = directory(cache)
+    if where is None:
+        return compute()
+    entry = where / f"{name}-{key(inputs, modules)}"
+    if (entry / "done").exists():
+        return load(entry)
+    result = compute()
+    where.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=where))
+    try:
+        save(result, tmp)
+        (tmp / "done").touch()
+        if entry.exists():  # an unfinished entry from an interrupted run
+            shutil.rmtree(entry, ignore_errors=True)
+        os.replace(tmp, entry)
+    except OSError:  # another process stored the same entry first, or the disk is full
+        shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``: a
+    reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def check_writable(folder: Path) -> Path:
+    """Raise ``ValueError`` naming ``folder`` unless files can be created in it (made if
+    missing); called before long work whose result goes there."""
+    folder = Path(folder)
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"{folder} exists and is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as err:
+        raise ValueError(f"cannot write to {folder}: {err.strerror or err}") from err
+    return folder

@@ -1,0 +1,107 @@
+"""Nothing lost, nothing silent: output paths checked first, atomic writes, memory refused up
+front, departures from the paper's assumptions named, the paper's defaults per model."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import lnpower.train
+from lnpower import cache
+from lnpower.__main__ import main
+from lnpower.config import PAPER, TrainConfig
+from lnpower.history import History
+from lnpower.train import fit
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["--d", "4", "--n", "8", "--steps", "3", "--train-size", "40", "--test-size", "20",
+        "--eval-size", "20"]
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "lnpower", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_save_path_checked_before_training(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+
+    def must_not_train(*a, **k):
+        raise AssertionError("training started before the output path was checked")
+
+    monkeypatch.setattr(lnpower.train, "fit", must_not_train)
+    assert main(["train", *TINY, "--save", str(blocker / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write to" in err and str(blocker) in err and err.count("\n") == 1
+
+
+def test_history_save_is_atomic(tmp_path, monkeypatch):
+    h = fit(TrainConfig(d=4, n=8, steps=3, train_size=40, test_size=20, eval_size=20))
+    path = h.save(tmp_path / "run")
+    before = path.read_bytes()
+
+    def half_written(obj, f):
+        Path(f).write_bytes(b"half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", half_written)
+    with pytest.raises(OSError, match="disk full"):
+        h.save(tmp_path / "run")
+    assert path.read_bytes() == before and History.load(path).w == h.w
+    assert [p.name for p in path.parent.iterdir()] == ["history.pt"]  # no temporary left
+
+
+def test_interrupted_computation_leaves_no_cache_entry(tmp_path):
+    def boom():
+        raise KeyboardInterrupt
+
+    save = lambda x, folder: (folder / "x").write_text(str(x))  # noqa: E731
+    load = lambda folder: int((folder / "x").read_text())  # noqa: E731
+    with pytest.raises(KeyboardInterrupt):
+        cache.cached("t", [1], ("model",), boom, save, load, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    assert cache.cached("t", [1], ("model",), lambda: 7, save, load, tmp_path) == 7
+    assert cache.cached("t", [1], ("model",), boom, save, load, tmp_path) == 7  # stored
+
+
+def test_memory_refused_up_front(monkeypatch, capsys):
+    cfg = TrainConfig(train_size=10**9, steps=1)
+    with pytest.raises(MemoryError, match=r"needs about [\d.]+ GiB"):
+        fit(cfg)
+    assert main(["train", "--train-size", str(10**9), "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args,names", [
+    (("--d", "8", "--n", "8"), "(A3)"),
+    (("--optimizer", "adam", "--lr", "0.01"), "gradient descent"),
+    (("--v0", "0"), "initialisation"),
+    (("--model", "looped", "--loops", "2", "--target", "normalized"), "Theorem 4.1"),
+])
+def test_departures_are_warned(args, names):
+    base = [a for a in TINY if a not in ("--d", "4", "--n", "8")] if "--d" in args else TINY
+    r = cli("train", *base, *args, "--json")
+    assert r.returncode == 0, r.stderr
+    assert "warning: these settings break" in r.stderr and names in r.stderr
+    assert any(names in line for line in json.loads(r.stdout)["departures_from_the_paper"])
+
+
+def test_paper_settings_have_no_departures():
+    r = cli("train", *TINY, "--json")
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    assert json.loads(r.stdout)["departures_from_the_paper"] == []
+
+
+def test_defaults_are_the_papers_per_model():
+    r = cli("train", "--model", "looped", *TINY, "--json")
+    config = json.loads(r.stdout)["config"]
+    assert (config["loops"], config["target"]) == (10, "subspace")
+    assert (config["lr"], config["batch"]) == (PAPER.lr, PAPER.batch)
+    assert TrainConfig(model="layer").target == "normalized"
+    help_text = " ".join(cli("train", "--help").stdout.split())
+    assert "looped: 10" in help_text and "looped: subspace" in help_text
