@@ -35,7 +35,7 @@ book: $(PKG)
 	@echo "Open: $(CURDIR)/_build/html/index.html"
 
 lint: $(PKG)
-	$(BIN)/ruff check lib tests book
+	$(BIN)/ruff check lib tests book _ext
 
 unit: $(PKG)
 	$(BIN)/python -m pytest -q tests

@@ -3,8 +3,12 @@
 
 Per page: no JavaScript error; MathJax has typeset every math element and reported no error;
 every image has loaded; as many theorem and exercise boxes as the source has directives; on
-notebook pages, a Colab link to ``.../blob/<branch>/book/<name>.ipynb``. Screenshots go to
-``_build/screenshots/``. Usage: ``python tests/browser_check.py``; exits non-zero on failure.
+notebook pages, a Colab link to ``.../blob/<branch>/book/<name>.ipynb``. What a reader would
+see cut off or garbled: no code block, output, table or display equation wider than its
+column (content behind a horizontal scrollbar), no image wider than the page, and no
+character drawn as a missing-glyph box (a character that no installed font has). Screenshots
+go to ``_build/screenshots/``. Usage: ``python tests/browser_check.py [page.html ...]``; exits
+non-zero on failure.
 """
 
 from __future__ import annotations
@@ -103,6 +107,45 @@ def serve():
     return server
 
 
+# What a reader sees cut off or garbled, measured in the browser. A block overflows when its
+# content is wider than its box (the rest is behind a scrollbar). A character is a
+# missing-glyph box when the page's font, with the browser's fallbacks, draws it exactly as it
+# draws a code point no font has (U+10FFFD, private use).
+LAYOUT = """() => {
+  const article = document.querySelector('article') || document.body;
+  const width = article.getBoundingClientRect().width;
+  const blocks = article.querySelectorAll(
+      'pre, div.highlight, div.cell_output, table, mjx-container[display="true"]');
+  const overflow = [...blocks].filter(b => b.scrollWidth > b.clientWidth + 2 &&
+      !b.closest('.toggle-hidden, details:not([open])')).map(
+      b => `${b.tagName.toLowerCase()} ${b.scrollWidth}>${b.clientWidth}px: ` +
+           b.innerText.split('\\n').reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60));
+  const wide_images = [...article.querySelectorAll('img')].filter(
+      i => i.getBoundingClientRect().width > width + 2).map(i => i.src);
+  const canvas = document.createElement('canvas');
+  canvas.width = 48; canvas.height = 48;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (ch, font) => {
+    ctx.clearRect(0, 0, 48, 48); ctx.font = font; ctx.fillText(ch, 4, 36);
+    return ctx.getImageData(0, 0, 48, 48).data.join(',');
+  };
+  const chars = new Map();
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    if (!el || el.closest('mjx-container, script, style')) continue;
+    for (const ch of walker.currentNode.textContent) {
+      if (ch.codePointAt(0) > 127 && !/\\s/.test(ch) && !chars.has(ch)) {
+        const st = getComputedStyle(el);
+        chars.set(ch, `${st.fontStyle} ${st.fontWeight} 28px ${st.fontFamily}`);
+      }
+    }
+  }
+  const missing = [...chars].filter(([ch, font]) =>
+      draw(ch, font) === draw(String.fromCodePoint(0x10FFFD), font)).map(([ch]) => ch);
+  return {overflow, wide_images, missing_glyphs: missing};
+}"""
+
 REFRESH = re.compile(r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.I)
 
 
@@ -138,7 +181,16 @@ def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
         colab: [...document.querySelectorAll('a')].map(a => a.href).filter(
             h => h.includes('colab.research.google.com')),
     })""")
+    layout = page.evaluate(LAYOUT)
     name = Path(rel).stem
+    if layout["overflow"]:
+        problems.append(f"{len(layout['overflow'])} blocks wider than the page, e.g. "
+                        f"{layout['overflow'][:3]}")
+    if layout["wide_images"]:
+        problems.append(f"images wider than the page: {layout['wide_images'][:3]}")
+    if layout["missing_glyphs"]:
+        problems.append("characters drawn as missing-glyph boxes: "
+                        + " ".join(f"U+{ord(c):04X} {c!r}" for c in layout["missing_glyphs"]))
     if errors:
         problems.append(f"JavaScript errors: {errors[:3]}")
     if info["typeset"] != info["math"] or info["merror"] or info["raw"]:
@@ -174,8 +226,8 @@ def main() -> int:
         return 1
     _, branch = repository(ROOT / "_config.yml")
     t0 = time.perf_counter()
-    pages = ["index.html"] + sorted(str(p.relative_to(HTML)) for p in (HTML / "book").glob(
-        "*.html"))
+    pages = sys.argv[1:] or ["index.html"] + sorted(
+        str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html"))
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     failures = 0

@@ -105,3 +105,15 @@ def test_defaults_are_the_papers_per_model():
     assert TrainConfig(model="layer").target == "normalized"
     help_text = " ".join(cli("train", "--help").stdout.split())
     assert "looped: 10" in help_text and "looped: subspace" in help_text
+
+
+def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
+    """Editing prose or formatting keeps cached results; editing code does not."""
+    (tmp_path / "m.py").write_text('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n')
+    monkeypatch.setattr(cache, "HERE", tmp_path)
+    k = cache.key([1], ("m",))
+    (tmp_path / "m.py").write_text('"""Other doc."""\n\n\ndef f(x):  # a comment\n'
+                                   '    """Longer\n    doc."""\n    return (x + 1)\n')
+    assert cache.key([1], ("m",)) == k
+    (tmp_path / "m.py").write_text('def f(x):\n    return x + 2\n')
+    assert cache.key([1], ("m",)) != k

@@ -90,3 +90,16 @@ def test_bad_sums_and_nan():
         tasks.check_multiplicities((3, 2, 1), n=7)
     with pytest.raises(ValueError, match="NaN"):
         tasks.check_unit_columns(torch.full((3, 4), float("nan")))
+
+
+@pytest.mark.parametrize("L", [1, 2, 5])
+@pytest.mark.parametrize("ln", [True, False])
+def test_predict_is_the_last_column_of_looped(L, ln):
+    """predict computes only the last column in its last loop; it must equal output(looped)."""
+    X, a = Task("sphere", 5, 9).sample(7, generator(3))
+    E = tasks.embed(X, a)
+    g = generator(4)
+    W, V = (0.3 * torch.randn(10, 10, generator=g, dtype=torch.float64) for _ in range(2))
+    norm = model.layer_norm if ln else None
+    full = model.output(model.looped(E, W, V, L, norm))
+    torch.testing.assert_close(model.predict(E, W, V, L, norm), full, rtol=1e-12, atol=1e-12)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lnpower import dynamics, inference, symbolic, theory
-from lnpower.symbolic import common
+from lnpower.symbolic import appendix_b, common
 from lnpower.tasks import Task
 
 
@@ -108,7 +108,7 @@ def test_integer_power_matches_numpy():
 
 
 def test_descent_lemma_is_the_exact_loss_change():
-    lemma = symbolic.descent_lemma()
+    lemma = appendix_b.descent_lemma()
     k2, g_star, d, eta, S, g = 5.875, 0.66, 16, 0.1, 1.7, 0.2
     F = 2 * k2 / d * (g - g_star)
     g_next = g - eta * S * F + eta**2 * g * F**2
@@ -121,8 +121,9 @@ def test_descent_lemma_is_the_exact_loss_change():
 
 
 def test_symbolic_identities():
-    assert symbolic.verify_all() == list(symbolic.DERIVATIONS)  # each derivation asserts itself
-    g = symbolic.no_ln_landscape("unnormalized")["gamma_star"]
+    names = symbolic.verify_all()  # each derivation asserts what it derives
+    assert len(names) >= 40 and "appendix_b.descent_lemma" in names
+    g = appendix_b.no_ln_landscape("unnormalized")["gamma_star"]
     assert (g - (1 - common.k1 / common.k2)).simplify() == 0
 
 

@@ -97,9 +97,12 @@ def cmd_bench(args) -> dict:
     resolve_device(args.device)
     looped = bench.compare(loops=args.loops, device=args.device, repeats=args.repeats)
     layer = bench.compare(loops=1, device=args.device, repeats=args.repeats)
-    return {**{k: looped[k] for k in ("engine_steps_per_s", "naive_steps_per_s", "speedup",
-                                     "gflops", "peak_gflops", "efficiency")},
-            "looped": looped, "layer": layer}
+    out = {**{k: looped[k] for k in ("engine_steps_per_s", "naive_steps_per_s", "speedup",
+                                    "gflops", "peak_gflops", "efficiency")},
+           "looped": looped, "layer": layer}
+    if args.end_to_end:
+        out["end_to_end"] = bench.end_to_end(args.end_to_end)
+    return out
 
 
 def cmd_assignments(args) -> dict:
@@ -131,11 +134,19 @@ def _print_human(name: str, out: dict) -> None:
     if name == "assignments":
         if "written" in out:
             print("\n".join(out["written"]))
+        elif "chapters" in out:
+            for c in out["chapters"]:
+                print("\n".join(f"{k:>20}: {v}" for k, v in c.items()))
         else:
             from .book.assignments import report
             print(report(out))
         return
     if name == "bench":
+        if "end_to_end" in out:
+            e = out["end_to_end"]
+            print(f"end to end, {e['steps']} steps: lnpower train "
+                  f"{e['seconds']['lnpower train']:.1f} s, plain loop "
+                  f"{e['seconds']['plain loop']:.1f} s: {e['speedup']:.2f}x")
         for key in ("looped", "layer"):
             r = out[key]
             print(f"{key:>6} (L={r['loops']}, batch {r['batch']}, d={r['d']}, n={r['n']}, "
@@ -209,6 +220,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--loops", type=int, default=10, help="L of the looped model (default 10)")
     b.add_argument("--repeats", type=int, default=7, help="timed blocks per implementation")
     b.add_argument("--device", default="cpu", help="cpu or cuda")
+    b.add_argument("--end-to-end", type=int, default=0, metavar="STEPS",
+                   help="also time `train` end to end against a plain autograd loop for "
+                   "STEPS steps (fresh processes, start-up included)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     a = sub.add_parser("assignments", help="coursework: student editions and grading")
     asub = a.add_subparsers(dest="action", required=True)

@@ -1,14 +1,14 @@
-"""One disk cache for every computation the book repeats: trained histories
-(``train.fit_many``) and the normalisation study (``variants.compare``).
+"""One disk cache for every computation the book repeats: trained histories (``train.fit_many``)
+and the normalisation study (``variants.compare``).
 
-A result is stored under a key that hashes its inputs, the source of the library modules that
-compute it and the torch version, so it is reused only where recomputing would give the same
-numbers. Entries are written to a temporary folder and renamed into place: an interrupted run
-leaves no half-written entry behind.
-"""
+A result is stored under a key that hashes its inputs, the code of the library modules that compute
+it (docstrings, comments and layout aside) and the torch version, so it is reused only where
+recomputing would give the same numbers. Entries are written to a temporary folder and renamed into
+place: an interrupted run leaves no half-written entry behind."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -32,12 +32,24 @@ def directory(cache) -> Path | None:
     return Path(cache)
 
 
+def _code(module: str) -> bytes:
+    """A module's code without its docstrings, comments and layout: what it computes, so
+    that editing prose or formatting keeps the cached results."""
+    tree = ast.parse((HERE / f"{module}.py").read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
+                isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
 def key(inputs, modules: tuple[str, ...]) -> str:
-    """A short hash of ``inputs`` (anything JSON can write), the source of the named modules of
-    ``lnpower`` and the torch version."""
+    """A short hash of ``inputs`` (anything JSON can write), the code of the named modules of
+    ``lnpower`` (not their docstrings, comments or layout) and the torch version."""
     h = hashlib.sha256(torch.__version__.encode())
     for mod in modules:
-        h.update((HERE / f"{mod}.py").read_bytes())
+        h.update(_code(mod))
     h.update(json.dumps(inputs, sort_keys=True, default=str).encode())
     return h.hexdigest()[:20]
 

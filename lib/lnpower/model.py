@@ -1,10 +1,11 @@
-"""The linear self-attention layer with and without layer normalisation (§3.2): the one
-definition of the model's forward pass. The training engine (``lnpower.engine``) is a faster
-implementation of the same function, tested against this one.
+"""The linear self-attention layer with and without layer normalisation (§3.2):
+the one definition of the model's forward pass. The training engine
+(``lnpower.engine``) is a faster implementation of the same function, tested
+against this one.
 
-Shapes: ``E`` is ``(..., 2d, n+1)``; ``W`` and ``V`` are ``(2d, 2d)``, or batched like ``E``
-(``(R, 1, 2d, 2d)`` against ``(R, B, 2d, n+1)`` for R independent runs).
-"""
+Shapes: ``E`` is ``(..., 2d, n+1)``; ``W`` and ``V`` are ``(2d, 2d)``, or
+batched like ``E`` (``(R, 1, 2d, 2d)`` against ``(R, B, 2d, n+1)`` for R
+independent runs)."""
 
 from __future__ import annotations
 
@@ -17,32 +18,43 @@ Norm = Callable[[torch.Tensor], torch.Tensor] | None
 
 def layer_norm(Z: torch.Tensor) -> torch.Tensor:
     """The paper's LN: every column (token) scaled to unit Euclidean norm,
-    ``LN(Z)_{:,j} = Z_{:,j} / ||Z_{:,j}||``. No centring and no gain: the book's reading of
-    §3.2, the only one under which the display of E^(1) in §4.1 holds (the unit columns of X
-    pass through unchanged)."""
+    ``LN(Z)_{:,j} = Z_{:,j} / ||Z_{:,j}||``. No centring and no gain: the
+    book's reading of §3.2, the only one under which the display of E^(1)
+    in §4.1 holds (the unit columns of X pass through unchanged)."""
     return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)
 
 
-def attention(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
+def attention(
+    E: torch.Tensor, W: torch.Tensor, V: torch.Tensor
+) -> torch.Tensor:
     """The linear attention update ``V E E^T W E`` (no softmax, no 1/n)."""
     return V @ (E @ E.mT) @ W @ E
 
 
-def layer(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor,
-          norm: Norm = layer_norm) -> torch.Tensor:
-    """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5); with ``norm=None`` the layer
-    ``E + V E E^T W E`` (4.3) without LN. Any other column normalisation can be passed as
-    ``norm`` (Part V compares several, ``lnpower.variants``)."""
+def layer(
+    E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, norm: Norm = layer_norm
+) -> torch.Tensor:
+    """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5); with ``norm=None``
+    the layer ``E + V E E^T W E`` (4.3) without LN. Any other column
+    normalisation can be passed as ``norm`` (Part V compares several,
+    ``lnpower.variants``)."""
     Z = E + attention(E, W, V)
     return Z if norm is None else norm(Z)
 
 
-def looped(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int,
-           norm: Norm = layer_norm, return_all: bool = False):
-    """The looped model (3.1): ``E^(l) = TF(E^(l-1))`` for l = 1..L with shared (W, V).
+def looped(
+    E: torch.Tensor,
+    W: torch.Tensor,
+    V: torch.Tensor,
+    L: int,
+    norm: Norm = layer_norm,
+    return_all: bool = False,
+):
+    """The looped model (3.1): ``E^(l) = TF(E^(l-1))`` for l = 1..L with
+    shared (W, V).
 
-    Returns ``E^(L)``, or the list ``[E^(1), ..., E^(L)]`` when ``return_all``.
-    """
+    Returns ``E^(L)``, or the list ``[E^(1), ..., E^(L)]`` when
+    ``return_all``."""
     if isinstance(L, bool) or not isinstance(L, int) or L < 1:
         raise ValueError(f"L must be a positive integer, got {L!r}")
     states = []
@@ -53,22 +65,36 @@ def looped(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int,
 
 
 def output(E: torch.Tensor) -> torch.Tensor:
-    """The prediction ``y = [E]_{d+1:2d, n+1}``: bottom half of the last column, ``(..., d)``."""
-    return E[..., E.shape[-2] // 2:, -1]
+    """The prediction ``y = [E]_{d+1:2d, n+1}``: bottom half of the last
+    column, ``(..., d)``."""
+    return E[..., E.shape[-2] // 2 :, -1]
 
 
-def predict(E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, L: int = 1,
-            norm: Norm = layer_norm) -> torch.Tensor:
-    """The prediction ``y_L(E; theta)`` of the looped model (3.1); L = 1 is the single layer:
-    ``(..., d)``."""
-    return output(looped(E, W, V, L, norm))
+def predict(
+    E: torch.Tensor,
+    W: torch.Tensor,
+    V: torch.Tensor,
+    L: int = 1,
+    norm: Norm = layer_norm,
+) -> torch.Tensor:
+    """The prediction ``y_L(E; theta)`` of the looped model (3.1); L = 1 is
+    the single layer: ``(..., d)``. The same as ``output(looped(...))``, but
+    the last loop computes only the last column, the only one the output
+    reads: every normalisation acts column by column, and
+    ``(V E E^T W E)_{:, n+1} = V E (E^T (W e))`` with e the last column."""
+    if L > 1:
+        E = looped(E, W, V, L - 1, norm)
+    e = E[..., -1:]
+    z = e + V @ (E @ (E.mT @ (W @ e)))
+    return output(z if norm is None else norm(z))
 
 
 def structured(d: int, w: float = 0.0, v: float = 1.0, dtype=torch.float64):
-    """Structured weights (4.2): ``W12 = w I``, ``V21 = v I``, all other blocks zero.
+    """Structured weights (4.2): ``W12 = w I``, ``V21 = v I``, all other
+    blocks zero.
 
-    ``structured(d, 0, v0)`` is the initialisation of Theorems 4.1-4.3 (``W = 0``, ``V21 = v0 I``).
-    """
+    ``structured(d, 0, v0)`` is the initialisation of Theorems 4.1-4.3 (``W
+    = 0``, ``V21 = v0 I``)."""
     W = torch.zeros(2 * d, 2 * d, dtype=dtype)
     V = torch.zeros(2 * d, 2 * d, dtype=dtype)
     W[:d, d:] = w * torch.eye(d, dtype=dtype)
@@ -77,21 +103,29 @@ def structured(d: int, w: float = 0.0, v: float = 1.0, dtype=torch.float64):
 
 
 def blocks(M: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The four d x d blocks ``{"11", "12", "21", "22"}`` of a ``(..., 2d, 2d)`` matrix."""
+    """The four d x d blocks ``{"11", "12", "21", "22"}`` of a ``(..., 2d,
+    2d)`` matrix."""
     d = M.shape[-1] // 2
-    return {"11": M[..., :d, :d], "12": M[..., :d, d:], "21": M[..., d:, :d], "22": M[..., d:, d:]}
+    return {
+        "11": M[..., :d, :d],
+        "12": M[..., :d, d:],
+        "21": M[..., d:, :d],
+        "22": M[..., d:, d:],
+    }
 
 
 def active_weights(W: torch.Tensor, V: torch.Tensor):
-    """The active weights: mean diagonals of ``W12`` and ``V21`` (w, v or alpha, beta)."""
+    """The active weights: mean diagonals of ``W12`` and ``V21`` (w, v or
+    alpha, beta)."""
     w = torch.diagonal(blocks(W)["12"], dim1=-2, dim2=-1).mean(-1)
     v = torch.diagonal(blocks(V)["21"], dim1=-2, dim2=-1).mean(-1)
     return w, v
 
 
 def structure_residual(W: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
-    """Largest entry of (W, V) outside the structure (4.2), relative to the largest active
-    entry: 0 exactly when ``W12 = w I``, ``V21 = v I`` and every other block vanishes."""
+    """Largest entry of (W, V) outside the structure (4.2), relative to the
+    largest active entry: 0 exactly when ``W12 = w I``, ``V21 = v I`` and
+    every other block vanishes."""
     d = W.shape[-1] // 2
     w, v = active_weights(W, V)
     W0, V0 = W.clone(), V.clone()
@@ -99,4 +133,6 @@ def structure_residual(W: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
     W0[..., :d, d:] -= w[..., None, None] * eye
     V0[..., d:, :d] -= v[..., None, None] * eye
     off = torch.maximum(W0.abs().amax((-2, -1)), V0.abs().amax((-2, -1)))
-    return off / torch.maximum(w.abs(), v.abs()).clamp_min(torch.finfo(W.dtype).tiny)
+    return off / torch.maximum(w.abs(), v.abs()).clamp_min(
+        torch.finfo(W.dtype).tiny
+    )

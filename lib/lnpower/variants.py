@@ -1,6 +1,7 @@
 """Which normalisation? The single layer of (4.5) with the paper's LN replaced (Part V).
 
-The layer is ``lnpower.model.layer`` with its ``norm`` hook set to a column normalisation:
+The layer is the model's own (``lnpower.model.predict``) with its ``norm`` hook set to a
+column normalisation:
 
 - ``"column"``: the paper's LN, ``z/||z||`` for every column z;
 - ``"rms"``: RMSNorm, ``sqrt(2d) z/||z||`` (root mean square over the 2d features);
@@ -22,7 +23,7 @@ import torch
 
 from . import cache as _cache
 from .config import DTYPES, TrainConfig, paper_config
-from .model import active_weights, layer, output, structure_residual
+from .model import active_weights, predict, structure_residual
 from .tasks import generator
 from .train import TRAINING_MODULES, dataset, initial_weights, seeds
 
@@ -74,13 +75,13 @@ def train_layer(kind: str, learnable: bool, config: TrainConfig | None = None) -
     for t in range(c.steps):
         idx = torch.randint(c.train_size, (c.batch,), generator=g)
         opt.zero_grad()
-        loss = ((output(layer(E[idx], W, V, norm)) - Y[idx]) ** 2).sum(-1).mean()
+        loss = ((predict(E[idx], W, V, 1, norm) - Y[idx]) ** 2).sum(-1).mean()
         if not torch.isfinite(loss):
             raise FloatingPointError(f"{kind}: training diverged at step {t}")
         loss.backward()
         opt.step()
     with torch.no_grad():
-        y = output(layer(Et, W, V, norm))
+        y = predict(Et, W, V, 1, norm)
         alpha, beta = active_weights(W, V)
         return {"norm": kind, "learnable": learnable,
                 "test_loss": ((y - Yt) ** 2).sum(-1).mean().item(),

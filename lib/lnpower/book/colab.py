@@ -7,8 +7,8 @@ from pathlib import Path
 
 import nbformat
 
-INSTALL = re.compile(r'REPOSITORY = "[^"]*"\n(\s*)subprocess.run\(\[sys.executable, "-m", "pip", '
-                     r'"install", "-q", f"git\+\{REPOSITORY\}@[^"]*"\]')
+URL = re.compile(r'REPOSITORY = "([^"]*)"')
+BRANCH = re.compile(r'\{REPOSITORY\}@([^"]*)"')
 
 
 def repository(config: Path) -> tuple[str, str]:
@@ -36,8 +36,7 @@ def setup_cell(nb) -> nbformat.NotebookNode:
 def installed_from(nb) -> tuple[str, str]:
     """``(url, branch)`` that a notebook's set-up cell installs from."""
     src = setup_cell(nb).source
-    url = re.search(r'REPOSITORY = "([^"]*)"', src)
-    branch = re.search(r'\{REPOSITORY\}@([^"]*)"', src)
+    url, branch = URL.search(src), BRANCH.search(src)
     if not (url and branch):
         raise ValueError("the set-up cell does not name the repository")
     return url.group(1), branch.group(1)
@@ -53,9 +52,8 @@ def sync(book: Path, config: Path) -> list[Path]:
         if installed_from(nb) == (url, branch):
             continue
         cell = setup_cell(nb)
-        cell.source = INSTALL.sub(
-            lambda m: f'REPOSITORY = "{url}"\n{m.group(1)}subprocess.run([sys.executable, "-m", '
-                      f'"pip", "install", "-q", f"git+{{REPOSITORY}}@{branch}"]', cell.source)
+        src = URL.sub(lambda m: f'REPOSITORY = "{url}"', cell.source)
+        cell.source = BRANCH.sub(lambda m: f'{{REPOSITORY}}@{branch}"', src)
         nbformat.write(nb, p)
         changed.append(p)
     return changed

@@ -4,7 +4,7 @@
 the statuses they expect and the reproduction report lists them all.
 """
 
-from . import part1, part2, part3, part5  # noqa: F401  (registers the claims)
+from . import part1, part2, part3, part4, part5  # noqa: F401  (registers the claims)
 from .core import (
     REGISTRY,
     STATUSES,

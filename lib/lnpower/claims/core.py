@@ -7,10 +7,34 @@ not reached within the tolerance at the horizon checked), ``not reproduced``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 STATUSES = ("reproduced", "partial", "not reproduced")
+# The paper's numbered statements: label of the box that states each, and its chapter
+STATEMENTS = {"def-3-1": "book/principal_components", "ass-3-2": "book/principal_components",
+              "ex-3-3": "book/principal_components", "thm-4-1": "book/looped_power_method",
+              "thm-4-2": "book/without_ln", "thm-4-3": "book/with_ln",
+              "ass-4-4": "book/out_of_distribution", "thm-4-6": "book/out_of_distribution",
+              "thm-4-7": "book/out_of_distribution"}
+_KINDS = {"Definition": "def", "Assumption": "ass", "Example": "ex", "Theorem": "thm"}
+
+
+def statement_name(ref: str) -> str:
+    """The paper's name of a statement label: "thm-4-2" -> "Theorem 4.2"."""
+    kind, major, minor = ref.split("-")
+    names = {v: k for k, v in _KINDS.items()}
+    return f"{names[kind]} {major}.{minor}"
+
+
+def statement_of(where: str) -> str:
+    """The label of the first numbered statement named in ``where`` ("Theorem 4.2, Fig. 6"
+    -> "thm-4-2"); ``ValueError`` if it names none."""
+    m = re.search(r"(Definition|Assumption|Example|Theorems?) (\d)\.(\d)", where)
+    if not m:
+        raise ValueError(f"{where!r} names no numbered statement; pass ref=")
+    return f"{_KINDS[m.group(1).rstrip('s')]}-{m.group(2)}-{m.group(3)}"
 
 
 @dataclass(frozen=True)
@@ -25,6 +49,7 @@ class Claim:
     chapter: str
     check: Callable[[], tuple[float | str, str, str]]
     source: str = "paper"
+    ref: str = ""  # label of the statement box the claim is about (STATEMENTS)
 
 
 @dataclass(frozen=True)
@@ -41,6 +66,7 @@ class Result:
     detail: str
     chapter: str
     source: str
+    ref: str
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -49,13 +75,18 @@ class Result:
 REGISTRY: dict[str, Claim] = {}
 
 
-def claim(id, where, statement, paper, tolerance, chapter, source="paper"):
+def claim(id, where, statement, paper, tolerance, chapter, source="paper", ref=None):
     """Register the decorated function as the check of a claim; it returns
-    ``(measured, status, detail)``."""
+    ``(measured, status, detail)``. ``ref``: the statement box (default: the first numbered
+    statement ``where`` names)."""
+    ref = ref or statement_of(where)
+    if ref not in STATEMENTS:
+        raise ValueError(f"claim {id!r}: unknown statement {ref!r}")
+
     def wrap(fn):
         if id in REGISTRY:
             raise ValueError(f"claim {id!r} registered twice")
-        REGISTRY[id] = Claim(id, where, statement, paper, tolerance, chapter, fn, source)
+        REGISTRY[id] = Claim(id, where, statement, paper, tolerance, chapter, fn, source, ref)
         return fn
     return wrap
 
@@ -69,7 +100,7 @@ def check(id: str) -> Result:
     if status not in STATUSES:
         raise ValueError(f"claim {id}: bad status {status!r}")
     return Result(c.id, c.where, c.statement, c.paper, measured, c.tolerance, status, detail,
-                  c.chapter, c.source)
+                  c.chapter, c.source, c.ref)
 
 
 def check_all() -> list[Result]:

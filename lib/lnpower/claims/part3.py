@@ -15,6 +15,7 @@ from .inputs import paper_runs, sample
 
 CH_OOD, CH_EXP = "book/out_of_distribution", "book/experiments"
 SNAPSHOTS = (*PAPER.snapshot_steps, PAPER.steps)  # Fig. 5
+L_MAX = 25  # loops at inference in Figs. 5 and G.3
 D, N = PAPER.d, PAPER.n
 
 
@@ -79,3 +80,46 @@ def _ood_rate():
     return round(R[2], 4), verdict(ok), \
         f"median R at T = 100, 300, 2000: {', '.join(f'{r:.3f}' for r in R)}; power method " \
         f"{pm:.3f}; no LN (gamma1*) {R_star:.3f}"
+
+
+def spearman(x, y) -> float:
+    """Rank correlation of two samples."""
+    rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+@cache
+def mechanism(model: str = "looped", points: int = 1000, seed: int = 51,
+              long: int = 400) -> dict:
+    """Where SGD-trained weights (the looped model, or the LN layer at T = 2000) go when
+    looped at inference on Task 1 test matrices: per matrix the eigengap, the sine of the
+    angle of the dominant eigenvector of the learned map M = I + V21 S W12 to the principal
+    subspace (``floor``), the error after 25 loops, whether the error curve over 25 loops is
+    U-shaped, and how well the error after ``long`` loops matches the floor."""
+    h = paper_runs(model)["sphere"]
+    X, a = Task("sphere", D, N).sample(points, tasks.generator(seed))
+    err = inference.loop_errors(h.W, h.V, X, a, L_MAX)
+    floor, _ = inference.fixed_direction(inference.learned_map(h.W, h.V, X), X)
+    lam = torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
+    far = inference.loop_errors(h.W, h.V, X[:200], a[:200], long)[-1]
+    return {"points": points, "gap": (lam[:, 0] - lam[:, 1]) / lam[:, 0], "floor": floor,
+            "error_25": err[-1],
+            "u_fraction": float(np.mean(err[-1] > 2 * err.min(0))),
+            "agreement": float(np.median(np.abs(far / floor[:200] - 1))),
+            "correlation": spearman(floor, (lam[:, 0] - lam[:, 1]) / lam[:, 0])}
+
+
+@claim("ood-fixed-direction", "Theorem 4.7; the trained weights at inference",
+       "Looped at inference, the SGD-trained looped model (L = 10, T = 2000) converges to the "
+       "dominant eigenvector of its learned map M = I + V21 S W12, not to the principal "
+       "subspace: after 400 loops its error equals the sine of that eigenvector's angle to "
+       "the subspace, an angle that grows as the eigengap shrinks (Task 1 test matrices)",
+       "Theorem 4.7 describes the population limit, with no off-diagonal noise",
+       "median relative difference below 1 % (200 matrices); rank correlation of the angle "
+       "with the eigengap below -0.5 (1000 matrices)", CH_OOD, "book")
+def _fixed_direction():
+    m = mechanism()
+    ok = m["agreement"] < 0.01 and m["correlation"] < -0.5
+    return round(m["agreement"], 5), verdict(ok), \
+        f"rank correlation {m['correlation']:+.2f}; U-shaped curves over 25 loops: " \
+        f"{100 * m['u_fraction']:.0f} % of {m['points']} matrices"

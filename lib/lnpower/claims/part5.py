@@ -13,7 +13,7 @@ from ..train import fit_many
 from .core import claim, verdict
 from .inputs import ETA, ln_run, looped_run, paper_runs, sample
 
-CH = "book/beyond"
+CH, CH_TRAINING = "book/beyond", "book/beyond_training"
 
 
 def random_init_runs(scale: float = 0.05, seeds=(0, 1, 2)):
@@ -43,7 +43,8 @@ def _looped_long():
         f"exponent {p:.4f}, increment ratio {ratio:.4f} at t = 10^7"
 
 
-@claim("beyond-random-init", "beyond (initialisation)", "From small random weights in every block "
+@claim("beyond-random-init", "Theorem 4.3; beyond (initialisation)",
+       "From small random weights in every block "
        "(N(0, 0.05^2), V21 not the identity), SGD on the LN layer still finds the power-step "
        "structure: the structure residual falls by more than 10x and the test loss below 0.05 "
        "by T = 2000 (3 seeds)", "the paper assumes the structured initialisation",
@@ -59,7 +60,7 @@ def _random_init():
         ", ".join(f"{x:.4f}" for x in losses)
 
 
-@claim("beyond-finite-samples", "beyond (finite samples, the paper's next step)", "With fewer "
+@claim("beyond-finite-samples", "Theorem 4.3; beyond (finite samples)", "With fewer "
        "training samples the LN layer's train-test gap and the anisotropic noise in W12, V21 "
        "grow: both shrink monotonically from N = 10^2 to 10^3 to 10^4", "not studied in the paper",
        "strictly monotone in N for both", CH, "book")
@@ -73,7 +74,8 @@ def _finite():
         ", ".join(f"{x:.3f}" for x in noise)
 
 
-@claim("beyond-depth", "beyond (depth at inference)", "Looped L' = 60 times at inference, the "
+@claim("beyond-depth", "Theorem 4.7; beyond (depth at inference)",
+       "Looped L' = 60 times at inference, the "
        "looped model trained with L = 10 (SGD, T = 2000) stays stable and still improves on "
        "L' = 10, but far less than the structured layer with its learned rho would: its "
        "finite-sample noise sets an error floor (a negative result for depth extrapolation)",
@@ -107,10 +109,11 @@ def adam_population(lr: float = 1e-3, steps: int = 10**5):
     return dynamics.run_adam(tab, 0.0, 1.0, lr, steps, [2000, *dynamics.log_steps(steps)])
 
 
-@claim("beyond-adam-follows-population", "beyond (optimiser)", "Adam (lr 10^-3, minibatch 128) "
+@claim("beyond-adam-follows-population", "Theorem 4.3; beyond (optimiser)",
+       "Adam (lr 10^-3, minibatch 128) "
        "on the LN layer follows Adam on the reduced population loss: alpha_T and beta_T at "
        "T = 2000 agree within 3 % (3 seeds)", "the paper uses gradient descent only",
-       "every seed within 3 % for both", CH, "book")
+       "every seed within 3 % for both", CH_TRAINING, "book")
 def _adam_follows():
     t, w, v = adam_population()
     i = list(t).index(2000)
@@ -119,10 +122,11 @@ def _adam_follows():
         f"largest relative difference {err:.4f} (population alpha {w[i]:.3f}, beta {v[i]:.3f})"
 
 
-@claim("beyond-adam-balance", "beyond (optimiser)", "Under Adam the scalar symmetry is not "
+@claim("beyond-adam-balance", "Theorem 4.3; beyond (optimiser)",
+       "Under Adam the scalar symmetry is not "
        "approached at the paper's horizon: alpha_T/beta_T is below 0.5 at T = 2000 (SGD: 0.73), "
        "and in the population dynamics it is still below 0.9 at t = 10^5", "under gradient "
-       "descent alpha/beta -> 1 (Theorem 4.3)", "both bounds, every seed", CH, "book")
+       "descent alpha/beta -> 1 (Theorem 4.3)", "both bounds, every seed", CH_TRAINING, "book")
 def _adam_balance():
     t, w, v = adam_population()
     ratios = [h.w[-1] / h.v[-1] for h in adam_runs()]
@@ -134,10 +138,11 @@ def _adam_balance():
         f"{sgd.w[-1] / sgd.v[-1]:.3f}; population Adam at t = 10^5: {late:.3f}"
 
 
-@claim("beyond-adam-growth", "beyond (optimiser)", "Adam's sign-like updates make gamma grow "
+@claim("beyond-adam-growth", "Theorem 4.3; beyond (optimiser)",
+       "Adam's sign-like updates make gamma grow "
        "like t^2 in the population dynamics (exponent on [10^4, 10^5] within 0.1 of 2), against "
        "t^(1/3) under gradient descent", "gradient descent: gamma ~ t^(1/3) (Theorem 4.3)",
-       "exponent within 0.1 of 2", CH, "book")
+       "exponent within 0.1 of 2", CH_TRAINING, "book")
 def _adam_growth():
     t, w, v = adam_population()
     p = dynamics.exponent(t, w * v, 1e4, 1e5)[0]
@@ -149,10 +154,11 @@ def _norms() -> dict[tuple[str, bool], dict]:
     return {(r["norm"], r["learnable"]): r for r in variants.compare()}
 
 
-@claim("beyond-norm-gain", "beyond (normalisation)", "RMSNorm with a learnable gain reaches the "
+@claim("beyond-norm-gain", "Theorem 4.3; beyond (normalisation)",
+       "RMSNorm with a learnable gain reaches the "
        "paper's LN test loss within 5 %; without the gain it learns the direction (mean cosine "
        "to the target above 0.99) but not the scale (test loss above 1)", "the paper uses "
-       "column-wise l2 normalisation only", "all three bounds", CH, "book")
+       "column-wise l2 normalisation only", "all three bounds", CH_TRAINING, "book")
 def _norm_gain():
     r = _norms()
     ln, rms, rms_g = r[("column", False)], r[("rms", False)], r[("rms", True)]
@@ -163,10 +169,11 @@ def _norm_gain():
         f"{rms['test_loss']:.2f} (cosine {rms['cosine']:.4f})"
 
 
-@claim("beyond-norm-centring", "beyond (normalisation)", "LayerNorm's centring, without gain "
+@claim("beyond-norm-centring", "Theorem 4.3; beyond (normalisation)",
+       "LayerNorm's centring, without gain "
        "and bias, loses the power step (mean cosine below 0.9, structure residual above 0.1); "
        "with a learnable gain and bias it comes within 20 % of the paper's LN test loss",
-       "the paper uses column-wise l2 normalisation only", "all three bounds", CH, "book")
+       "the paper uses column-wise l2 normalisation only", "all three bounds", CH_TRAINING, "book")
 def _norm_centring():
     r = _norms()
     ln, bare, full = r[("column", False)], r[("layernorm", False)], r[("layernorm", True)]

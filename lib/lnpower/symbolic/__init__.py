@@ -1,37 +1,50 @@
-"""The SymPy derivations behind the paper's proofs, one module per appendix. Every function
-derives its result from the definitions and asserts the identities it derives (an
-``AssertionError`` if one fails); the chapters of Part VI show them step by step.
+"""The SymPy derivations behind the paper's proofs, one module (or package) per appendix. Every
+function derives its result from the definitions — by expanding, differentiating, solving or
+taking limits of the defining expressions — and asserts what the paper states about it (an
+``AssertionError`` if it fails). The chapters of Part VI run them step by step.
 
-- ``section3``: the E^(1) collapse (§3.2, §4.1)
-- ``appendix_a``: the looped model, Theorem 4.1 (Appendices A and F)
-- ``appendix_b``: the layer without LN, Theorem 4.2
-- ``appendix_c``: the layer with LN, Theorem 4.3
+- ``section3``: the E^(1) collapse: structured weights make a layer a power step (§3.2, §4.1)
+- ``appendix_a``: the looped model, Theorem 4.1 (Appendices A and F: Schur's lemma, the zero
+  blocks, the eigen-expansion of the loss, the rho^2 increment)
+- ``appendix_b``: the layer without LN, Theorem 4.2 (the reduction, the landscapes, the
+  recursions and the convergence proof)
+- ``appendix_c``: the layer with LN, Theorem 4.3 (the gradients, structure preservation, the
+  divergence of gamma, the gamma^3 increment, the loss bound)
+- ``appendix_d``: looping at inference, Theorems 4.6 and 4.7 (the eigenbasis, the exact
+  angular error, the bounds)
+- ``common``: the symbols the appendices share
 """
 
-from .appendix_a import looped_increment
-from .appendix_b import descent_lemma, first_iteration, kappas_sphere, no_ln_landscape, recursions
-from .appendix_c import ln_large_gamma
-from .section3 import collapse
+from __future__ import annotations
 
-DERIVATIONS = {
-    "recursions": recursions,
-    "no_ln_landscape (normalised)": lambda: no_ln_landscape("normalized"),
-    "no_ln_landscape (unnormalised)": lambda: no_ln_landscape("unnormalized"),
-    "first_iteration": first_iteration,
-    "descent_lemma": descent_lemma,
-    "ln_large_gamma": ln_large_gamma,
-    "looped_increment": looped_increment,
-    "kappas_sphere": kappas_sphere,
-    "collapse": collapse,
-}
+import importlib
+import inspect
+
+APPENDICES = ("section3", "appendix_a", "appendix_b", "appendix_c")
+
+
+def derivations() -> dict[str, object]:
+    """Every derivation that takes no argument, by ``module.function`` name (the landscapes,
+    which take the target, for both targets)."""
+    out = {}
+    for name in APPENDICES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        for fname in getattr(module, "__all__", dir(module)):
+            f = getattr(module, fname)
+            if not inspect.isfunction(f) or fname.startswith("_"):
+                continue
+            params = inspect.signature(f).parameters.values()
+            if all(p.default is not inspect.Parameter.empty for p in params):
+                out[f"{name}.{fname}"] = f
+    landscape = importlib.import_module(f"{__name__}.appendix_b").landscape
+    for target in ("normalized", "unnormalized"):
+        out[f"appendix_b.landscape({target})"] = lambda t=target: landscape(t)
+    return out
 
 
 def verify_all() -> list[str]:
     """Run every derivation (each asserts what it derives); returns their names."""
-    for derive in DERIVATIONS.values():
+    found = derivations()
+    for derive in found.values():
         derive()
-    return list(DERIVATIONS)
-
-
-__all__ = ["collapse", "descent_lemma", "first_iteration", "kappas_sphere", "ln_large_gamma",
-           "looped_increment", "no_ln_landscape", "recursions", "verify_all"]
+    return list(found)

@@ -1,0 +1,110 @@
+"""Sphinx extension: the status page's timing tables, rendered when the book is built.
+
+- ``exec-total`` (``:budget:`` seconds): each notebook's execution time in the run this build
+  renders (``make test`` runs every notebook once under nbval, one after another, from the
+  training cache as it stands), and their total against the budget for all chapters
+  together. From an empty training cache (as in CI) the total is the cold total a reader of
+  the whole book meets.
+- ``chapter-times`` (``:budget:`` seconds): each chapter run *alone* from an *empty* training
+  cache (cold, as a first run in Colab) and again with the cache it filled (warm), as
+  measured by ``python tests/chapter_times.py``, which writes ``book/_data/chapter_times.json``
+  (the measurement's date and machine are shown).
+
+Statuses are words, not emoji (a missing glyph would render as an empty box).
+"""
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from myst_nb.ext.execution_tables import METADATA_KEY
+from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+
+class TimingNode(nodes.General, nodes.Element):
+    """Placeholder, replaced once every notebook has run."""
+
+
+def _table(head: list[str], rows: list[list[str]]) -> nodes.table:
+    table = nodes.table(classes=["table"])
+    group = nodes.tgroup(cols=len(head))
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _ in head)
+    thead, tbody = nodes.thead(), nodes.tbody()
+    for target, cells in ((thead, [head]), (tbody, rows)):
+        for cells_ in cells:
+            row = nodes.row()
+            for c in cells_:
+                entry = nodes.entry()
+                entry += nodes.paragraph(text=c)
+                row += entry
+            target += row
+    group += thead
+    group += tbody
+    return table
+
+
+def _verdict(seconds: float, budget: float) -> str:
+    return "within" if seconds <= budget else "OVER"
+
+
+class Timing(SphinxDirective):
+    option_spec = {"budget": directives.positive_int}
+
+    def run(self):
+        # documents with an execution table are re-rendered whenever a notebook re-runs
+        NbMetadataCollector.set_doc_data(self.env, self.env.docname, METADATA_KEY, True)
+        node = TimingNode()
+        node["kind"] = self.name
+        node["budget"] = self.options.get("budget", 300)
+        node["data"] = str(Path(self.env.srcdir) / "book" / "_data" / "chapter_times.json")
+        return [node]
+
+
+def _exec_total(env, budget) -> list[nodes.Node]:
+    runs = sorted((doc.split("/")[-1], d["exec_data"]["runtime"]) for doc, d in
+                  NbMetadataCollector.get_doc_data(env).items()
+                  if d.get("exec_data") and d["exec_data"].get("runtime") is not None)
+    total = sum(t for _, t in runs)
+    para = nodes.paragraph()
+    para += nodes.strong(text=f"All {len(runs)} notebooks together: {total:.0f} s, "
+                              f"{_verdict(total, budget)} the budget of {budget} s.")
+    return [_table(["notebook", "seconds in this build"],
+                   [[name, f"{t:.1f}"] for name, t in runs]), para]
+
+
+def _chapter_times(path: str, budget) -> list[nodes.Node]:
+    if not Path(path).exists():
+        return [nodes.paragraph(text="No measurement yet: run python tests/chapter_times.py.")]
+    data = json.loads(Path(path).read_text())
+    rows = [[name, f"{t['cold']:.0f}", f"{t['warm']:.0f}", _verdict(t["cold"], budget)]
+            for name, t in sorted(data["chapters"].items())]
+    worst = max(t["cold"] for t in data["chapters"].values())
+    para = nodes.paragraph(text=f"Measured on {data['date']} ({data['machine']}). The "
+                                f"slowest chapter takes {worst:.0f} s cold: "
+                                f"{_verdict(worst, budget)} the budget of {budget} s.")
+    return [_table(["chapter", "cold (s)", "warm (s)", f"cold within {budget} s?"], rows),
+            para]
+
+
+class TimingTransform(SphinxPostTransform):
+    default_priority = 8
+
+    def run(self, **kwargs):
+        for node in list(self.document.findall(TimingNode)):
+            if node["kind"] == "exec-total":
+                new = _exec_total(self.env, node["budget"])
+            else:
+                new = _chapter_times(node["data"], node["budget"])
+            node.replace_self(new)
+
+
+def setup(app):
+    app.add_node(TimingNode)
+    app.add_directive("exec-total", Timing)
+    app.add_directive("chapter-times", Timing)
+    app.add_post_transform(TimingTransform)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
