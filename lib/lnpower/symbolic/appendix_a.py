@@ -12,6 +12,10 @@ import sympy as sp
 from .appendix_d import LAMBDAS, C, Lsym, eigen_loss_terms, rho
 from .common import d, eta, is_zero
 
+__all__ = ["BLOCKS", "commutant", "eigen_loss", "large_rho", "looped_increment", "monotone",
+           "scalar_recursion", "schur_lemma", "sign_and_cycle", "weight_balance",
+           "zero_block_derivatives"]
+
 w, v = sp.symbols("w v", real=True)
 
 

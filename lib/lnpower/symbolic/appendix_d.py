@@ -19,6 +19,10 @@ import sympy as sp
 
 from .common import gamma
 
+__all__ = ["angle_expansion", "bound_certificates", "cayley_basis", "contraction_factor",
+           "eigen_loss_terms", "layer_is_normalised_power", "mu_ordering",
+           "nonnegative_certificate", "power_expansion", "scale_invariance"]
+
 lam1, lam2, lam3 = LAMBDAS = sp.symbols("lambda1:4", positive=True)
 C = sp.Matrix(sp.symbols("c1:4", real=True))  # coordinates of a in the eigenbasis
 rho = sp.Symbol("rho", positive=True)
