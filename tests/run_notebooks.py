@@ -1,17 +1,19 @@
 """nbval runs every notebook alone, the way Colab sees it, and the book reuses those runs.
 
 1. Each notebook is copied alone into an empty temporary folder and run there by nbval
-   (``--nbval-lax``: every cell must run without error; the stored notebooks have no outputs to
-   compare) in a fresh kernel of this environment. ``make`` installs ``lnpower`` into it from a
-   wheel, so a notebook can lean on nothing in the repository.
+   (``--nbval-lax``: every cell must run without error; the stored notebooks have no outputs
+   to compare) in a fresh kernel of this environment. ``make`` installs ``lnpower`` into it
+   from a wheel, so a notebook can lean on nothing in the repository.
 2. The outputs nbval received are stored in the book's execution cache
    (``_build/.jupyter_cache``, which ``execute_notebooks: cache`` reads), so the strict build
    that follows renders them instead of executing every notebook a second time. A notebook
-   with a failed cell is not stored; the build then executes it itself (and fails the same way).
+   with a failed cell is not stored; the build then executes it itself (and fails the same
+   way).
 
 The trained-run cache (``$LNPOWER_CACHE`` or ``~/.cache/lnpower``) is shared with the other
-tests. Usage: ``python tests/run_notebooks.py [notebook.ipynb ...]``; exits non-zero on any
-failure.
+tests; the chapters run first and the back matter last, so that the reproduction report finds
+the claims the chapters measured. Usage: ``python tests/run_notebooks.py [notebook.ipynb ...]``;
+exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from jupyter_cache.base import CacheBundleIn
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
+# run last: the report reads the claims the chapters have measured (lnpower.claims.check)
+BACK_MATTER = ("reproduction", "status")
 
 
 class Recorder:
@@ -74,7 +78,8 @@ def store(run: dict, source: Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    notebooks = [Path(a).resolve() for a in argv] or sorted((ROOT / "book").glob("*.ipynb"))
+    notebooks = [Path(a).resolve() for a in argv] or sorted(
+        (ROOT / "book").glob("*.ipynb"), key=lambda p: (p.stem in BACK_MATTER, p.stem))
     t0 = time.perf_counter()
     recorder = Recorder()
     with tempfile.TemporaryDirectory(prefix="lnpower-nbval-") as tmp:

@@ -117,3 +117,22 @@ def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
     assert cache.key([1], ("m",)) == k
     (tmp_path / "m.py").write_text('def f(x):\n    return x + 2\n')
     assert cache.key([1], ("m",)) != k
+
+
+def test_claim_measured_once_per_code(tmp_path, monkeypatch):
+    """A claim checked by a chapter and by the report is measured once (same code)."""
+    from lnpower.claims import core
+
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return 0.5, "reproduced", "a detail"
+
+    monkeypatch.setitem(core.REGISTRY, "t-claim", core.Claim(
+        "t-claim", "Theorem 4.1", "s", "p", "tol", "book/x", measure, "book", "thm-4-1"))
+    first = core.check("t-claim", cache=tmp_path)
+    second = core.check("t-claim", cache=tmp_path)
+    assert len(calls) == 1 and first == second and second.measured == 0.5
+    core.check("t-claim", cache=None)
+    assert len(calls) == 2

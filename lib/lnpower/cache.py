@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
-
+PACKAGE = ("*",)  # as ``modules``: every module of the library
 
 def directory(cache) -> Path | None:
     """Where results are kept: ``cache`` if a path, ``$LNPOWER_CACHE`` or ``~/.cache/lnpower``
@@ -34,7 +34,11 @@ def directory(cache) -> Path | None:
 
 def _code(module: str) -> bytes:
     """A module's code without its docstrings, comments and layout: what it computes, so
-    that editing prose or formatting keeps the cached results."""
+    that editing prose or formatting keeps the cached results. ``"*"``: every module of the
+    library, subpackages included."""
+    if module == "*":
+        return b"".join(_code(str(p.relative_to(HERE).with_suffix("")))
+                        for p in sorted(HERE.rglob("*.py")))
     tree = ast.parse((HERE / f"{module}.py").read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)

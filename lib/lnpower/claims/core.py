@@ -7,9 +7,12 @@ not reached within the tolerance at the horizon checked), ``not reproduced``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+
+from .. import cache as _cache
 
 STATUSES = ("reproduced", "partial", "not reproduced")
 # The paper's numbered statements: label of the box that states each, and its chapter
@@ -91,14 +94,24 @@ def claim(id, where, statement, paper, tolerance, chapter, source="paper", ref=N
     return wrap
 
 
-def check(id: str) -> Result:
-    """Check one claim now."""
+def check(id: str, cache=True) -> Result:
+    """Check one claim. Its measurement is kept in the disk cache (``lnpower.cache``), keyed by
+    the code of the whole library, so a chapter and the reproduction report that check the
+    same claim measure it once; any change to the library's code measures it again."""
     if id not in REGISTRY:
         raise ValueError(f"unknown claim {id!r}; known: {sorted(REGISTRY)}")
     c = REGISTRY[id]
-    measured, status, detail = c.check()
-    if status not in STATUSES:
-        raise ValueError(f"claim {id}: bad status {status!r}")
+
+    def measure():
+        measured, status, detail = c.check()
+        if status not in STATUSES:
+            raise ValueError(f"claim {id}: bad status {status!r}")
+        return [measured, status, detail]
+
+    measured, status, detail = _cache.cached(
+        "claim", [id], _cache.PACKAGE, measure,
+        lambda out, folder: (folder / "result.json").write_text(json.dumps(out, default=float)),
+        lambda folder: json.loads((folder / "result.json").read_text()), cache)
     return Result(c.id, c.where, c.statement, c.paper, measured, c.tolerance, status, detail,
                   c.chapter, c.source, c.ref)
 

@@ -15,10 +15,15 @@ from ..train import fit_many
 ETA = PAPER.lr
 
 
+def paper_task(name: str = "sphere") -> Task:
+    """Task 1 (``"sphere"``) or Task 2 (``"rotated"``) at the paper's d and n."""
+    return Task(name, PAPER.d, PAPER.n)
+
+
 @cache
 def sample(task: str = "sphere", samples: int = 100_000, seed: int = 0) -> theory.Sample:
     """A Monte Carlo sample of the task at the paper's d and n."""
-    return theory.draw(Task(task, PAPER.d, PAPER.n), samples, seed)
+    return theory.draw(paper_task(task), samples, seed)
 
 
 @cache

@@ -6,9 +6,10 @@ import numpy as np
 import torch
 
 from .. import inference, model, symbolic, tasks, theory
+from ..config import PAPER
 from ..tasks import Task
 from .core import claim, verdict
-from .inputs import sample
+from .inputs import paper_task, sample
 
 # --- claims the library alone can check -----------------------------------------------------
 
@@ -18,7 +19,7 @@ from .inputs import sample
        "Monte Carlo within 4 standard errors", "book/principal_components")
 def _kappa():
     k = theory.kappas(sample())
-    ex = theory.kappas_exact(Task())
+    ex = theory.kappas_exact(paper_task())
     z = max(abs(k[i].value - ex[i]) / k[i].stderr for i in ("kappa1", "kappa2"))
     return (round(k["kappa2"].value, 4), verdict(z <= 4),
             f"largest deviation {z:.2f} standard errors")
@@ -64,8 +65,9 @@ CH_PCP = "book/principal_components"
        "columns", "every column has norm 1", "max |norm - 1| < 1e-12", CH_PCP)
 def _a1():
     g = tasks.generator(11)
-    err = max((torch.linalg.vector_norm(Task(t).sample_X(2000, g), dim=-2) - 1).abs().max().item()
-              for t in ("sphere", "rotated"))
+    norms = [torch.linalg.vector_norm(paper_task(t).sample_X(2000, g), dim=-2)
+             for t in ("sphere", "rotated")]
+    err = max((x - 1).abs().max().item() for x in norms)
     return err, verdict(err < 1e-12), "2000 draws of each task"
 
 
@@ -83,12 +85,12 @@ def invariance_z(stat, X: torch.Tensor, Q: torch.Tensor) -> float:
        "|z| < 4 for both tasks; |z| > 10 for the anisotropic control", CH_PCP)
 def _a2():
     g = tasks.generator(12)
-    Q = tasks.haar(1, 16, g)[0]
+    Q = tasks.haar(1, PAPER.d, g)[0]
     lam1 = lambda X: torch.linalg.eigvalsh(X @ X.mT)[:, -1]  # noqa: E731
     row = lambda X: (X[:, 0] ** 2).mean(-1)  # noqa: E731
-    zs = [invariance_z(f, Task(t).sample_X(20_000, g), Q) for t in ("sphere", "rotated")
+    zs = [invariance_z(f, paper_task(t).sample_X(20_000, g), Q) for t in ("sphere", "rotated")
           for f in (lam1, row)]
-    control = invariance_z(row, tasks.anisotropic(20_000, 16, 32, g), Q)
+    control = invariance_z(row, tasks.anisotropic(20_000, PAPER.d, PAPER.n, g), Q)
     ok = max(zs) < 4 and control > 10
     return (round(max(zs), 3), verdict(ok),
             f"largest |z| for the tasks {max(zs):.2f}; anisotropic control |z| = {control:.1f}")
@@ -100,7 +102,8 @@ def _a2():
        "(A3) assumed for every configuration of Fig. 3",
        "Hill tail index at n = d below 1 by 3 standard errors", CH_PCP, source="book")
 def _a3():
-    alpha = theory.tail_index(1 / theory.smallest_eigenvalues(Task("sphere", 16, 16), 40_000, 13))
+    square = Task("sphere", PAPER.d, PAPER.d)  # Fig. 3's d = n = 16
+    alpha = theory.tail_index(1 / theory.smallest_eigenvalues(square, 40_000, 13))
     ok = alpha.value + 3 * alpha.stderr < 1
     return (round(alpha.value, 3), verdict(ok),
             f"tail index {alpha:.3f} (theory 0.5): E[1/lambda_d] = inf, (A3) fails")

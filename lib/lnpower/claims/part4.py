@@ -9,10 +9,9 @@ import numpy as np
 
 from .. import dynamics, inference, stability, tasks
 from ..config import PAPER, paper_config
-from ..tasks import Task
 from ..train import fit_many
 from .core import claim, trend_status, verdict
-from .inputs import ln_run, paper_runs, sample
+from .inputs import ln_run, paper_runs, paper_task, sample
 
 CH, CH_42, CH_43 = "book/experiments", "book/without_ln", "book/with_ln"
 TASKS = {"sphere": "Task 1", "rotated": "Task 2"}
@@ -34,7 +33,7 @@ def sgd_slopes(h) -> tuple[float, float]:
 @cache
 def test_point(task: str, seed: int = PAPER.seed + 7):
     """The fixed test point of Figs. 5 and G.3 (one draw of the task, seeded)."""
-    return Task(task).sample(1, tasks.generator(seed))
+    return paper_task(task).sample(1, tasks.generator(seed))
 
 
 def loop_curve(W, V, task: str, L_max: int = 25) -> np.ndarray:
@@ -151,7 +150,7 @@ def power_method_curve(task: str, L_max: int = 25) -> np.ndarray:
 def median_curves(task: str, points: int = 100, seed: int = PAPER.seed + 8) -> dict:
     """Median sin(phi_L), L = 1..25, over ``points`` test matrices of the task: the LN
     layer's snapshots of Fig. 5 and the power method."""
-    X, a = Task(task).sample(points, tasks.generator(seed))
+    X, a = paper_task(task).sample(points, tasks.generator(seed))
     h = paper_runs("layer")[task]
     out = {T: np.median(inference.loop_errors(*h.snapshots[T], X, a, 25), axis=1)
            for T in (*PAPER.snapshot_steps, PAPER.steps)}
@@ -248,7 +247,7 @@ def fixed_point(task: str, target: str) -> tuple[float, float]:
 @cache
 def hessians(samples: int = 400_000) -> dict:
     """The population Hessian blocks at the no-LN fixed point, both tasks and targets."""
-    return {(t, tg): stability.hessian_blocks(Task(t), *fixed_point(t, tg), tg, samples)
+    return {(t, tg): stability.hessian_blocks(paper_task(t), *fixed_point(t, tg), tg, samples)
             for t in TASKS for tg in ("normalized", "unnormalized")}
 
 

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import dynamics, inference, model, theory, variants
 from ..config import PAPER, paper_config
-from ..tasks import Task, generator, principal_projector
+from ..tasks import generator, principal_projector
 from ..train import fit_many
 from .core import claim, verdict
-from .inputs import ETA, ln_run, looped_run, paper_runs, sample
+from .inputs import ETA, ln_run, looped_run, paper_runs, paper_task, sample
 
 CH, CH_TRAINING = "book/beyond", "book/beyond_training"
 
@@ -81,10 +81,10 @@ def _finite():
        "finite-sample noise sets an error floor (a negative result for depth extrapolation)",
        "Theorem 4.7 describes the t -> infinity population limit",
        "median error ratio L'=10 to 60 above 1 (no blow-up) and below a tenth of the "
-       "structured layer's", CH, "book")
+       "structured layer's", "book/experiments_looped", "book")
 def _depth():
     h = paper_runs("looped")["sphere"]
-    X, a = Task("sphere").sample(100, generator(41))
+    X, a = paper_task("sphere").sample(100, generator(41))
     err = inference.loop_errors(h.W, h.V, X, a, 60)
     P, _ = principal_projector(X)
     iterates = inference.power_method(X, a, 60, float(h.product[-1]))

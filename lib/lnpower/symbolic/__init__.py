@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
-APPENDICES = ("section3", "appendix_a", "appendix_b", "appendix_c")
+APPENDICES = ("section3", "appendix_a", "appendix_b", "appendix_c", "appendix_d")
 
 
 def derivations() -> dict[str, object]:

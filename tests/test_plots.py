@@ -1,0 +1,73 @@
+"""The house style of the figures (lnpower.plots): what the text promises about every figure."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lnpower import plots  # noqa: E402
+from lnpower.config import TrainConfig  # noqa: E402
+from lnpower.history import History  # noqa: E402
+
+
+def history(seed=0, steps=50, d=4, n=8):
+    rng = np.random.default_rng(seed)
+    h = History(config=TrainConfig(d=d, n=n, steps=steps))
+    h.steps = [0, 1, 5, 10, 50]
+    h.train_loss = list(1 / (1 + np.array(h.steps)) + 0.01)
+    h.test_loss = [x * 1.01 for x in h.train_loss]
+    h.w = list(np.linspace(0, 1, steps + 1) + rng.uniform(0, 0.01, steps + 1))
+    h.v = list(np.linspace(1, 1.5, steps + 1))
+    return h
+
+
+def labelled(ax):
+    return bool(ax.get_xlabel()) and bool(ax.get_ylabel())
+
+
+def test_every_axis_labelled_and_legible():
+    fig, ax = plots.losses({"a": history()}, test=True)
+    assert labelled(ax) and ax.get_xscale() == "log"  # no symlog: no negative steps
+    assert min(t.get_fontsize() for t in ax.get_legend().get_texts()) >= 8
+    fig, ax = plots.growth({"Task 1": history()}, 0.25)
+    assert labelled(ax)
+    fig, ax = plots.error_vs_loops({"x": [0.5, 0.2, 0.1], "power method": [0.4, 0.1, 0.02]})
+    assert labelled(ax)
+
+
+def test_references_are_dotted_and_drawn_above_the_data():
+    fig, ax = plots.growth({"Task 1": history()}, 0.25)
+    ref = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    data = [ln for ln in ax.get_lines() if ln.get_linestyle() != ":"]
+    assert ref and all(r.get_zorder() > d.get_zorder() for r in ref for d in data)
+
+
+def test_power_method_black_and_dashed():
+    fig, ax = plots.error_vs_loops({"T = 100": [0.5, 0.3], "power method": [0.4, 0.1]})
+    (pm,) = [ln for ln in ax.get_lines() if ln.get_label() == "power method"]
+    assert pm.get_linestyle() == "--" and pm.get_color() in ("k", "black")
+
+
+def test_bounds_clipped_at_one():
+    fig, ax = plots.subplots()
+    L = np.arange(1, 6)
+    plots.bounds(ax, L, 0.01 * np.ones(5), np.array([5.0, 3, 1.5, 0.9, 0.5]),
+                 0.2 * np.ones(5), "x", "C0")
+    top = ax.collections[0].get_paths()[0].vertices[:, 1].max()
+    assert top <= 1.0
+
+
+def test_fig3_one_colour_per_configuration_in_every_panel():
+    runs = {(t, d, n): history(seed=d + n, d=d, n=n) for t in ("sphere", "rotated")
+            for d, n in ((4, 8), (4, 16))}
+    fig, axes = plots.fig3(runs)
+    colours = [{ln.get_label().rsplit(",", 1)[0]: ln.get_color() for ln in ax.get_lines()}
+               for ax in axes]
+    assert colours[0] == colours[1]
+
+
+@pytest.mark.parametrize("key", ["Task 1", "Task 2", "LN", 2000])
+def test_fixed_colours(key):
+    assert plots.color(key) == plots.COLORS[key]
