@@ -44,7 +44,7 @@ notebooks: $(PKG)
 	$(BIN)/python tests/run_notebooks.py
 
 coursework: $(PKG)
-	$(BIN)/python tests/coursework_check.py
+	$(BIN)/python tests/coursework_check.py --otter transformer --jobs 2
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

@@ -113,11 +113,22 @@ def cmd_assignments(args) -> dict:
     if args.action == "student":
         written = assignments.write_student_editions(Path(args.path), Path(args.out))
         return {"written": [str(p) for p in written]}
+    if args.action == "otter":
+        from .book import otter
+
+        if not Path(args.path).exists():
+            raise ValueError(f"no notebook or folder at {args.path}")
+        if args.requirements and not Path(args.requirements).is_file():
+            raise ValueError(f"no requirements file at {args.requirements}")
+        return {"chapters": otter.export(Path(args.path), Path(args.out), args.requirements,
+                                         assign=not args.no_assign)}
     if not Path(args.path).is_file():
         raise ValueError(f"no notebook at {args.path}")
+    if args.tests and not Path(args.tests).is_file():
+        raise ValueError(f"no source chapter at {args.tests}")
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
-    return assignments.grade(args.path, timeout=args.timeout)
+    return assignments.grade(args.path, tests=args.tests, timeout=args.timeout)
 
 
 def cmd_sync_colab(args) -> dict:
@@ -224,7 +235,7 @@ def parser() -> argparse.ArgumentParser:
                    help="also time `train` end to end against a plain autograd loop for "
                    "STEPS steps (fresh processes, start-up included)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
-    a = sub.add_parser("assignments", help="coursework: student editions and grading")
+    a = sub.add_parser("assignments", help="coursework: student editions, grading, Otter")
     asub = a.add_subparsers(dest="action", required=True)
     st = asub.add_parser("student", help="write the student edition of every chapter")
     st.add_argument("path", help="the book folder (or one notebook)")
@@ -232,8 +243,20 @@ def parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true", help="print one JSON object")
     gr = asub.add_parser("grade", help="execute a submitted notebook and grade its exercises")
     gr.add_argument("path", help="the submitted notebook")
+    gr.add_argument("--tests", default=None, metavar="CHAPTER",
+                    help="the source chapter (instructor edition) whose tests grade the "
+                    "submission (default: the notebook itself, for an instructor edition)")
     gr.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
     gr.add_argument("--json", action="store_true", help="print one JSON object")
+    ot = asub.add_parser("otter", help="Otter Assign master notebooks, then `otter assign`: "
+                         "the student notebook and the autograder zip of every chapter")
+    ot.add_argument("path", help="the book folder (or one notebook)")
+    ot.add_argument("--out", required=True, help="folder for the Otter files")
+    ot.add_argument("--requirements", default=None,
+                    help="requirements.txt for the autograder image (Gradescope)")
+    ot.add_argument("--no-assign", action="store_true",
+                    help="write the master notebooks only (do not run otter assign)")
+    ot.add_argument("--json", action="store_true", help="print one JSON object")
     sc = sub.add_parser("sync-colab", help="point every chapter's Colab install cell at the "
                         "repository named in _config.yml")
     sc.add_argument("--book", default="book", help="the chapters' folder (default book)")
