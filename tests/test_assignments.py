@@ -227,3 +227,15 @@ def test_otter_assign_and_run(tmp_path):
     assert full["score"] == full["max_score"] == 5, full["questions"]
     zero = otter.run(entry["autograder"], entry["student"], tmp_path / "r2")
     assert zero["score"] == 0 and zero["max_score"] == 5, zero["questions"]
+
+
+def test_body_timeout_is_separate(tmp_path):
+    """A slow body cell (training on a cold cache) gets body_timeout; the editions' cells and
+    the tests keep the short timeout."""
+    nb = chapter()
+    nb.cells[1].source = "import time\ntime.sleep(3)\nbase = 3"
+    src = write(tmp_path, nb)
+    slow = A.with_answer(nb, "ex-two-a", "import time\ntime.sleep(3)\nsquare_of_base = 9")
+    r = A.grade_editions(src, {"instructor": nb, "slow": slow}, timeout=2, body_timeout=20)
+    assert not r["errors_in_body"] and r["instructor"]["score"] == 5
+    assert scores(r["slow"])["ex-two-a"] == (0, "failed") and r["slow"]["errors_in_answers"]

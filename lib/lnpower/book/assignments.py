@@ -407,12 +407,15 @@ _SNAPSHOT = ("import builtins as _b\n"
 
 
 def grade_editions(source, editions: dict, timeout: int = 300, kernel: str = "python3",
-                   cwd=None) -> dict:
+                   cwd=None, body_timeout: int | None = None) -> dict:
     """Grade several editions of one chapter (instructor, student, seeded wrong answers...) with
     the chapter's body executed once: every edition must have the source's cells up to the
     ``## Exercises`` heading; after the body runs, the kernel's globals are snapshotted and
     restored before each edition's exercise cells run. ``editions`` maps a name to a notebook.
-    Returns ``{name: result}`` (results as :func:`grade`) and ``"errors_in_body"``."""
+    ``body_timeout`` (default ``timeout``) limits each cell of the body, which may train
+    models on a cold cache; ``timeout`` each cell of the editions and each test.
+    Returns ``{name: result}`` (results as :func:`grade`), ``"errors_in_body"`` and
+    ``"kernel_cpu_seconds"``."""
     source = Path(source)
     src = nbformat.read(source, as_version=4)
     qs = _tests_of(src)
@@ -428,9 +431,11 @@ def grade_editions(source, editions: dict, timeout: int = 300, kernel: str = "py
     results: dict = {}
     with _Kernel(nb, timeout, kernel, cwd or source.parent) as k:
         errors = []
+        k.client.timeout = body_timeout or timeout
         for i, cell in enumerate(copy.deepcopy(body)):
             if cell.cell_type == "code" and (err := k.run(cell)):
                 errors.append(f"cell {i}: {_errmsg(err)[:300]}")
+        k.client.timeout = timeout
         if (err := k.code(_SNAPSHOT)):
             raise RuntimeError(f"could not snapshot the kernel: {_errmsg(err)}")
         for name, ed in editions.items():
