@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lnpower import dynamics, inference, symbolic, theory
+from lnpower import dynamics, inference, landscape, symbolic, theory
 from lnpower.symbolic import appendix_b, common
 from lnpower.tasks import Task
 
@@ -104,7 +104,7 @@ def test_diverging_dynamics_name_the_step():
 def test_integer_power_matches_numpy():
     x = np.random.default_rng(0).uniform(0.1, 1.5, (7, 5))
     for k in (1, 2, 3, 20, 33):
-        np.testing.assert_allclose(theory._ipow(x, k), x**k, rtol=1e-13)
+        np.testing.assert_allclose(landscape._ipow(x, k), x**k, rtol=1e-13)
 
 
 def test_descent_lemma_is_the_exact_loss_change():

@@ -41,34 +41,38 @@ def representative(kind: str, d: int) -> torch.Tensor:
     return M / math.sqrt(2)
 
 
-def hessian_blocks(task: Task, alpha: float, beta: float, target: str,
+def hessian_blocks(task: Task, points: dict[str, tuple[float, float]],
                    samples: int = 200_000, seed: int = 0, chunk: int = 50_000) -> dict:
-    """For each kind of direction M (``DIRECTIONS``): the 2 x 2 matrix H of the loss's second
-    derivative along (W12, V21) = (alpha I + s eps M, beta I + u eps M) in (s, u), its
-    eigenvalues and the largest standard error of its entries (Monte Carlo, float64).
+    """At each fixed point ``points[target] = (alpha, beta)`` of the layer trained on that
+    target: for each kind of direction M (``DIRECTIONS``) the 2 x 2 matrix H of the loss's
+    second derivative along (W12, V21) = (alpha I + s eps M, beta I + u eps M) in (s, u), its
+    eigenvalues and the largest standard error of its entries (Monte Carlo, float64, one
+    sample shared by the targets). Returns ``{target: {kind: {...}}}``.
 
     Per sample, with w1 = s beta S M a + u alpha M S a and w2 = s u M S M a, the second
     derivative of ||y - t||^2 is 2 ||w1||^2 + 4 (y - t)^T w2."""
     g = generator(seed)
-    parts = {k: [] for k in DIRECTIONS}
+    parts = {(t, k): [] for t in points for k in DIRECTIONS}
     for start in range(0, samples, chunk):
         X, a = task.sample(min(chunk, samples - start), g)
         S = X @ X.mT
         Sa = (S @ a.unsqueeze(-1))[..., 0]
-        resid = a + alpha * beta * Sa - targets(X, a, target)
         for kind in DIRECTIONS:
             M = representative(kind, task.d)
-            SMa = (S @ (a @ M.T).unsqueeze(-1))[..., 0]
-            p, q = beta * SMa, alpha * (Sa @ M.T)  # beta S M a, alpha M S a
-            curv = (resid * (SMa @ M.T)).sum(-1)  # (y - t)^T M S M a
-            parts[kind].append(torch.stack([2 * (p * p).sum(-1),
-                                            2 * (p * q).sum(-1) + 2 * curv,
-                                            2 * (q * q).sum(-1)], -1))
-    out = {}
-    for kind, chunks in parts.items():
+            SMa = (S @ (a @ M.T).unsqueeze(-1))[..., 0]  # S M a
+            MSMa, MSa = SMa @ M.T, Sa @ M.T
+            for target, (alpha, beta) in points.items():
+                resid = a + alpha * beta * Sa - targets(X, a, target)
+                p, q = beta * SMa, alpha * MSa
+                curv = (resid * MSMa).sum(-1)  # (y - t)^T M S M a
+                parts[target, kind].append(torch.stack(
+                    [2 * (p * p).sum(-1), 2 * (p * q).sum(-1) + 2 * curv,
+                     2 * (q * q).sum(-1)], -1))
+    out = {t: {} for t in points}
+    for (target, kind), chunks in parts.items():
         x = torch.cat(chunks).numpy()
         (ss, su, uu), se = x.mean(0), x.std(0, ddof=1) / math.sqrt(len(x))
         H = np.array([[ss, su], [su, uu]])
-        out[kind] = {"matrix": H, "eigenvalues": np.linalg.eigvalsh(H),
-                     "stderr": float(se.max())}
+        out[target][kind] = {"matrix": H, "eigenvalues": np.linalg.eigvalsh(H),
+                             "stderr": float(se.max())}
     return out

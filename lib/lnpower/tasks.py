@@ -1,5 +1,6 @@
-"""Principal component prediction (§3.1 of the paper): samplers, the embedding,
-the principal subspace, the targets (4.4) and the losses.
+"""Principal component prediction (§3.1 of the paper): Tasks 1 and 2 and the other
+samplers, the embedding E, and the checks of Assumption 3.2. The principal subspace, the
+targets (4.4) and the losses (``lnpower.subspace``) are re-exported here.
 
 Every sampler draws from an explicit ``torch.Generator``; shapes are
 batch-first: ``X`` is ``(K, d, n)``, ``a`` is ``(K, d)``, the embedding ``E``
@@ -11,8 +12,21 @@ from dataclasses import dataclass
 
 import torch
 
+from .subspace import (
+    TARGETS,
+    per_sample_loss,
+    principal_projector,
+    spectrum,
+    targets,
+    top_mask,
+)
+
+__all__ = ["TARGETS", "TASKS", "Task", "anisotropic", "check_multiplicities",
+           "check_unit_columns", "default_multiplicities", "embed", "generator", "haar",
+           "low_rank_noise", "multiplicity_matrix", "per_sample_loss", "principal_projector",
+           "query", "rotated", "spectrum", "targets", "top_mask", "unit_sphere"]
+
 TASKS = ("sphere", "rotated")
-TARGETS = ("subspace", "normalized", "unnormalized")
 
 
 def _positive_int(name: str, value: int) -> int:
@@ -242,70 +256,4 @@ def check_unit_columns(X: torch.Tensor, tol: float = 1e-6) -> None:
         raise ValueError(
             "(A1) violated: columns of X must have unit norm "
             f"(max |norm - 1| = {err:.3g} > {tol:g})"
-        )
-
-
-def spectrum(X: torch.Tensor):
-    """Eigenvalues (descending) and eigenvectors (columns, same order) of S
-    = X X^T (Def. 3.1)."""
-    lam, vec = torch.linalg.eigh(X @ X.mT)
-    return lam.flip(-1), vec.flip(-1)
-
-
-def top_mask(lam, rtol: float = 1e-8):
-    """Which eigenvalues (descending along the last axis) belong to the top
-    one, lambda_1 = ... = lambda_r (Definition 3.1): those within ``rtol *
-    lambda_1`` of it. Works on torch tensors and numpy arrays alike."""
-    return lam >= lam[..., :1] * (1 - rtol)
-
-
-def principal_projector(X: torch.Tensor, rtol: float = 1e-8):
-    """Projector onto the principal subspace V(X) of Definition 3.1 and the
-    multiplicity r.
-
-    Returns ``(P, r)`` with P of shape ``(..., d, d)`` and r of shape
-    ``(...)``."""
-    lam, vec = spectrum(X)
-    top = top_mask(lam, rtol).to(X.dtype)
-    P = (vec * top.unsqueeze(-2)) @ vec.mT
-    return P, top.sum(-1).to(torch.int64)
-
-
-def targets(X: torch.Tensor, a: torch.Tensor, target: str) -> torch.Tensor:
-    """Per-sample targets: the projector onto V(X) ``(K, d, d)`` for
-    ``"subspace"`` (the loss of Theorem 4.1), ``Sa/||Sa||`` or ``Sa`` ``(K,
-    d)`` for the targets (4.4)."""
-    if target == "subspace":
-        return principal_projector(X)[0]
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-    Sa = (X @ (X.mT @ a.unsqueeze(-1)))[..., 0]
-    return (
-        Sa / torch.linalg.vector_norm(Sa, dim=-1, keepdim=True)
-        if target == "normalized"
-        else Sa
-    )
-
-
-def per_sample_loss(
-    y: torch.Tensor, Y: torch.Tensor, target: str
-) -> torch.Tensor:
-    """``Dist^2(y, V(X)) = ||y||^2 - y^T P y`` (Theorem 4.1; Y the
-    projector P) or ``||y - y_target||^2`` (the losses of Theorems 4.2 and
-    4.3; Y the target (4.4))."""
-    if target == "subspace":
-        return (y * y).sum(-1) - (y.unsqueeze(-2) @ Y @ y.unsqueeze(-1))[
-            ..., 0, 0
-        ]
-    return ((y - Y) ** 2).sum(-1)
-
-
-def check_upsilon_finite(X: torch.Tensor, floor: float = 1e-10) -> None:
-    """A sample-level check behind (A3): lambda_d(X) > 0 (X X^T
-    invertible). Raises otherwise."""
-    lam_min = torch.linalg.eigvalsh(X @ X.mT)[..., 0].min().item()
-    if lam_min <= floor:
-        raise ValueError(
-            f"(A3) violated: lambda_d(X X^T) = {lam_min:.3g} <= {floor:g}; "
-            "X must have rank d (n >= d)"
         )

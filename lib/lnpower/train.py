@@ -25,7 +25,8 @@ from .model import active_weights, structured
 from .tasks import embed, generator, targets
 
 STREAMS = ("train", "test", "batches", "init", "eval")  # one seed each, from the run's seed
-TRAINING_MODULES = ("engine", "model", "tasks", "config", "train")  # what the numbers depend on
+# the modules the numbers of a run depend on (its cache key)
+TRAINING_MODULES = ("engine", "model", "tasks", "subspace", "config", "train")
 
 
 class TrainingDiverged(RuntimeError):

@@ -13,6 +13,7 @@ from ..tasks import Task
 from ..train import fit_many
 
 ETA = PAPER.lr
+TASKS = {"sphere": "Task 1", "rotated": "Task 2"}  # the paper's names of the two tasks
 
 
 def paper_task(name: str = "sphere") -> Task:

@@ -7,14 +7,13 @@ from functools import cache
 
 import numpy as np
 
-from .. import dynamics, inference, stability, tasks
+from .. import dynamics, inference, tasks, theory
 from ..config import PAPER, paper_config
 from ..train import fit_many
 from .core import claim, trend_status, verdict
-from .inputs import ln_run, paper_runs, paper_task, sample
+from .inputs import TASKS, ln_run, paper_runs, paper_task, sample
 
 CH, CH_42, CH_43 = "book/experiments", "book/without_ln", "book/with_ln"
-TASKS = {"sphere": "Task 1", "rotated": "Task 2"}
 FIG3 = [(d, n) for d in (8, 16) for n in (16, 32, 64)]
 WINDOW = (200, PAPER.steps)  # the last decade of the paper's runs
 
@@ -229,58 +228,4 @@ def _figs67():
 
 
 def sample_gamma_star(task: str, target: str) -> float:
-    from .. import theory
-
     return theory.no_ln_optimum(sample(task), target)["gamma_star"]
-
-
-def fixed_point(task: str, target: str) -> tuple[float, float]:
-    """(alpha~, beta~) where population gradient descent from (0, v0) stops (Theorem 4.2)."""
-    from .. import theory
-
-    opt = theory.no_ln_optimum(sample(task), target)
-    F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], PAPER.d)
-    _, a, b = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, 2000, [2000])
-    return float(a[-1]), float(b[-1])
-
-
-@cache
-def hessians(samples: int = 400_000) -> dict:
-    """The population Hessian blocks at the no-LN fixed point, both tasks and targets."""
-    return {(t, tg): stability.hessian_blocks(paper_task(t), *fixed_point(t, tg), tg, samples)
-            for t in TASKS for tg in ("normalized", "unnormalized")}
-
-
-@claim("no-ln-saddle", "Theorem 4.2 (beyond: off the family)", "The fixed point of Theorem "
-       "4.2 is a saddle of the full population loss for the normalised target on Task 1: the "
-       "Hessian in the symmetric traceless directions of (W12, V21) has a negative eigenvalue; "
-       "for the unnormalised target on Task 1 every off-family eigenvalue is positive",
-       "Theorem 4.2 is about the structured family only", "the negative eigenvalue below -4 "
-       "standard errors; the positive ones above +4", CH_42, "book")
-def _saddle():
-    H = hessians()
-    neg = H["sphere", "normalized"]["symmetric traceless"]
-    z_neg = neg["eigenvalues"][0] / neg["stderr"]
-    pos = [H["sphere", "unnormalized"][k] for k in ("symmetric traceless", "antisymmetric")]
-    z_pos = min(h["eigenvalues"][0] / h["stderr"] for h in pos)
-    rows = [f"{TASKS[t]}/{tg}: " + ", ".join(f"{k[:4]} {v['eigenvalues'][0]:+.4f}"
-                                              for k, v in H[t, tg].items() if k != "identity")
-            for t, tg in H]
-    return round(float(neg["eigenvalues"][0]), 5), verdict(z_neg < -4 and z_pos > 4), \
-        f"z = {z_neg:.1f} and {z_pos:.1f}; smallest eigenvalues " + "; ".join(rows)
-
-
-@claim("no-ln-departure-generalises", "Theorem 4.2 (beyond: off the family)", "Where SGD leaves "
-       "the fixed point (normalised target, Task 1), the weights it finds are better for the "
-       "population, not only for its training set: at T = 2000 the test loss, like the "
-       "training loss, is below the irreducible loss L1(gamma1*) of the structured family",
-       "Theorem 4.2 is about the structured family only",
-       "both losses below L1(gamma1*) by more than 1 %", CH_42, "book")
-def _departure():
-    from .. import theory
-
-    h = paper_runs("layer", layer_norm=False, target="normalized")["sphere"]
-    L1 = theory.no_ln_optimum(sample("sphere"), "normalized")["loss"]
-    ratio = max(h.train_loss[-1], h.test_loss[-1]) / L1
-    return round(ratio, 4), verdict(ratio < 0.99), \
-        f"train {h.train_loss[-1]:.4f}, test {h.test_loss[-1]:.4f}, L1(gamma1*) = {L1:.4f}"

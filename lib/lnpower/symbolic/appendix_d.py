@@ -13,103 +13,32 @@ column (a reflection) only flips the sign of the matching c_i.
 
 from __future__ import annotations
 
-from functools import cache
-
 import sympy as sp
 
 from .common import gamma
+from .eigenbasis import (
+    GENS,
+    K_SYM,
+    LAMBDAS,
+    M_SYMS,
+    C,
+    Lsym,
+    cayley_basis,
+    dot,
+    exact,
+    frame,
+    matvec,
+    rho,
+    shifted_power,
+)
 
 __all__ = ["angle_expansion", "bound_certificates", "cayley_basis", "contraction_factor",
            "eigen_loss_terms", "layer_is_normalised_power", "mu_ordering",
            "nonnegative_certificate", "power_expansion", "scale_invariance"]
 
-lam1, lam2, lam3 = LAMBDAS = sp.symbols("lambda1:4", positive=True)
-C = sp.Matrix(sp.symbols("c1:4", real=True))  # coordinates of a in the eigenbasis
-rho = sp.Symbol("rho", positive=True)
-Lsym = sp.Symbol("L", positive=True, integer=True)
-P_SYMS = sp.symbols("p1:4", real=True)  # the rotation's parameters
-M_SYMS = sp.symbols("m1:4", positive=True)  # m_i = mu_i^L (step 2)
-K_SYM = sp.Symbol("k", nonzero=True, real=True)  # a scale (step 4)
-_GENS = (*P_SYMS, *LAMBDAS, *C, gamma, rho, *M_SYMS, K_SYM)
-
-
 def _zero(expr) -> bool:
     """True when a rational expression cancels to 0."""
     return sp.cancel(sp.together(expr)) == 0
-
-
-# --- the symbolic eigenbasis, in exact polynomial arithmetic ---------------------------------
-# Q = (I - K)(I + K)^{-1} = Qn/n0 with Qn = (I - K) adj(I + K) and n0 = det(I + K) =
-# 1 + p1^2 + p2^2 + p3^2. Every vector below is kept as (polynomial numerator, power of n0),
-# and every identity is checked as an equality of polynomials (or an exact division by a
-# power of n0): no rational simplification is needed.
-
-def _matvec(A, x):
-    return [sum(A[i][j] * x[j] for j in range(len(x))) for i in range(len(A))]
-
-
-def _transpose(A):
-    return [list(row) for row in zip(*A)]
-
-
-def _dot(x, y):
-    return sum(a * b for a, b in zip(x, y))
-
-
-def _exact(num, den):
-    """num/den for polynomials when den divides num (asserted)."""
-    q, r = num.div(den)
-    assert r == 0
-    return q
-
-
-@cache
-def _frame():
-    """The polynomial ring, its generators by symbol, Qn and n0; asserts
-    ``det(I + K) = n0``, ``Qn^T Qn = n0^2 I`` (Q is orthogonal) and ``det Qn = n0^3``
-    (a rotation)."""
-    R, *gens = sp.ring(_GENS, sp.QQ)
-    gen = dict(zip(_GENS, gens))
-    p1, p2, p3 = P_SYMS
-    K = sp.Matrix([[0, -p3, p2], [p3, 0, -p1], [-p2, p1, 0]])
-    eye = sp.eye(3)
-    n0_expr = 1 + p1**2 + p2**2 + p3**2
-    assert sp.expand((eye + K).det() - n0_expr) == 0
-    Qn_expr = ((eye - K) * (eye + K).adjugate()).applyfunc(sp.expand)
-    Qn = [[R(Qn_expr[i, j]) for j in range(3)] for i in range(3)]
-    n0 = R(n0_expr)
-    QnT = _transpose(Qn)
-    for i in range(3):
-        for j in range(3):
-            assert _dot(QnT[i], QnT[j]) == (n0**2 if i == j else 0)
-    assert R(Qn_expr.det()) == n0**3
-    return R, gen, Qn, n0
-
-
-def cayley_basis() -> sp.Matrix:
-    """A symbolic rotation Q of R^3 (Cayley parametrisation, symbols p1, p2, p3), orthogonal
-    with determinant 1 (asserted, :func:`_frame`). Its columns are the eigenbasis v_1..v_3."""
-    _, _, Qn, n0 = _frame()
-    n0e = n0.as_expr(*_GENS)
-    return sp.Matrix(3, 3, lambda i, j: Qn[i][j].as_expr(*_GENS) / n0e)
-
-
-def _shifted_power(L: int, shift):
-    """Numerators of ``u = M^L a`` (M = I + shift S, S = Q diag(lambda) Q^T, a = Q c):
-    u = U/n0^(2L+1), and of ``Q^T u = Z/n0^(2L+2)``; asserts S v_i = lambda_i v_i."""
-    R, gen, Qn, n0 = _frame()
-    lam = [gen[x] for x in LAMBDAS]
-    t = gen[shift]
-    QnT = _transpose(Qn)
-    Sn = [[sum(Qn[i][k] * lam[k] * Qn[j][k] for k in range(3)) for j in range(3)]
-          for i in range(3)]  # S = Sn/n0^2
-    for i in range(3):  # S v_i = lambda_i v_i with v_i = Qn[:, i]/n0
-        assert _matvec(Sn, QnT[i]) == [n0**2 * lam[i] * x for x in QnT[i]]
-    U = _matvec(Qn, [gen[x] for x in C])  # a = U/n0
-    for _ in range(L):
-        SU = _matvec(Sn, U)
-        U = [n0**2 * x + t * y for x, y in zip(U, SU)]  # u = U/n0^(2k+1)
-    return U, _matvec(QnT, U)
 
 
 def power_expansion(L: int = 3, shift=gamma) -> dict[str, object]:
@@ -118,16 +47,16 @@ def power_expansion(L: int = 3, shift=gamma) -> dict[str, object]:
     ``a = Q c`` in the symbolic eigenbasis, then the coordinates ``Q^T M^L a`` (exact
     polynomial division). Also the statement for a symbolic L on the diagonal form
     (``(I + shift Lambda)^L``). Returns the coordinates and the diagonal of the power."""
-    R, gen, _, n0 = _frame()
-    _, Z = _shifted_power(L, shift)
-    coords = [_exact(z, n0 ** (2 * L + 2)) for z in Z]
+    R, gen, _, n0 = frame()
+    _, Z = shifted_power(L, shift)
+    coords = [exact(z, n0 ** (2 * L + 2)) for z in Z]
     t = gen[shift]
     for i in range(3):
         assert coords[i] == gen[C[i]] * (1 + t * gen[LAMBDAS[i]]) ** L, i
     mu = [1 + shift * lam for lam in LAMBDAS]
     diag_L = (sp.eye(3) + shift * sp.diag(*LAMBDAS)) ** Lsym
     assert all(_zero(diag_L[i, i] - mu[i] ** Lsym) for i in range(3))
-    return {"coords": sp.Matrix([sp.factor(q.as_expr(*_GENS)) for q in coords]),
+    return {"coords": sp.Matrix([sp.factor(q.as_expr(*GENS)) for q in coords]),
             "diag_L": sp.Matrix([diag_L[i, i] for i in range(3)])}
 
 
@@ -135,16 +64,16 @@ def _projections(U, r: int, power: int):
     """For u = U/n0^power and Z = span(v_1..v_r): the numerators of ||u||^2, ||Proj u||^2 and
     ||u - Proj u||^2 after exact division by the matching powers of n0; asserts that the
     projector ``Q diag(1..1, 0..0) Q^T`` is idempotent."""
-    _, _, Qn, n0 = _frame()
+    _, _, Qn, n0 = frame()
     Pn = [[sum(Qn[i][k] * Qn[j][k] for k in range(r)) for j in range(3)]
           for i in range(3)]  # Proj = Pn/n0^2
-    PnPn = [[_dot(Pn[i], [Pn[k][j] for k in range(3)]) for j in range(3)] for i in range(3)]
+    PnPn = [[dot(Pn[i], [Pn[k][j] for k in range(3)]) for j in range(3)] for i in range(3)]
     assert PnPn == [[n0**2 * x for x in row] for row in Pn]
-    PU = _matvec(Pn, U)  # Proj u = PU/n0^(power + 2)
+    PU = matvec(Pn, U)  # Proj u = PU/n0^(power + 2)
     perp = [n0**2 * x - y for x, y in zip(U, PU)]  # u - Proj u = perp/n0^(power + 2)
-    norm2 = _exact(_dot(U, U), n0 ** (2 * power))
-    proj2 = _exact(_dot(PU, PU), n0 ** (2 * power + 4))
-    perp2 = _exact(_dot(perp, perp), n0 ** (2 * power + 4))
+    norm2 = exact(dot(U, U), n0 ** (2 * power))
+    proj2 = exact(dot(PU, PU), n0 ** (2 * power + 4))
+    perp2 = exact(dot(perp, perp), n0 ** (2 * power + 4))
     return norm2, proj2, perp2
 
 
@@ -156,35 +85,35 @@ def angle_expansion(r: int = 1) -> dict[str, sp.Expr]:
     Returns sin^2 (from cos) and Dist^2 (from the projection residual)."""
     if r not in (1, 2):
         raise ValueError(f"r must be 1 or 2 in d = 3, got {r}")
-    R, gen, Qn, _ = _frame()
+    R, gen, Qn, _ = frame()
     c = [gen[x] for x in C]
     m = [gen[x] for x in M_SYMS]
-    U = _matvec(Qn, [m[i] * c[i] for i in range(3)])  # u = U/n0
+    U = matvec(Qn, [m[i] * c[i] for i in range(3)])  # u = U/n0
     norm2, proj2, perp2 = _projections(U, r, 1)
     assert norm2 == sum(c[i] ** 2 * m[i] ** 2 for i in range(3))
     assert perp2 == sum(c[i] ** 2 * m[i] ** 2 for i in range(r, 3))
     assert norm2 - proj2 == perp2  # 1 - cos^2 = Dist^2
-    den = norm2.as_expr(*_GENS)
-    return {"sin2": (norm2 - proj2).as_expr(*_GENS) / den, "dist2": perp2.as_expr(*_GENS) / den,
+    den = norm2.as_expr(*GENS)
+    return {"sin2": (norm2 - proj2).as_expr(*GENS) / den, "dist2": perp2.as_expr(*GENS) / den,
             "m": M_SYMS}
 
 
 def eigen_loss_terms(L: int, shift=rho, r: int = 1) -> tuple[sp.Expr, sp.Expr]:
     """Numerator and denominator of ``||y - Proj y||^2`` for ``y = (I + shift S)^L a/||.||``
     (Appendix A, the loss in the eigenbasis), from the definitions: u = M^L a multiplied out
-    (:func:`_shifted_power`), written as u = Q (Q^T u) (Q is orthogonal) to keep the
+    (:func:`shifted_power`), written as u = Q (Q^T u) (Q is orthogonal) to keep the
     polynomials small, then ``||u - Proj u||^2`` and ``||u||^2``; asserted equal to
     ``sum_{i>r} c_i^2 mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``."""
-    R, gen, Qn, n0 = _frame()
-    U, Z = _shifted_power(L, shift)
-    z = [_exact(x, n0 ** (2 * L + 2)) for x in Z]  # coordinates Q^T u
-    U1 = _matvec(Qn, z)  # u = Q (Q^T u) = U1/n0, the same vector as U/n0^(2L+1):
+    R, gen, Qn, n0 = frame()
+    U, Z = shifted_power(L, shift)
+    z = [exact(x, n0 ** (2 * L + 2)) for x in Z]  # coordinates Q^T u
+    U1 = matvec(Qn, z)  # u = Q (Q^T u) = U1/n0, the same vector as U/n0^(2L+1):
     assert [n0 ** (2 * L) * x for x in U1] == U
     norm2, _, perp2 = _projections(U1, r, 1)
     t = gen[shift]
     w = [gen[C[i]] ** 2 * (1 + t * gen[LAMBDAS[i]]) ** (2 * L) for i in range(3)]
     assert norm2 == sum(w) and perp2 == sum(w[r:])
-    return perp2.as_expr(*_GENS), norm2.as_expr(*_GENS)
+    return perp2.as_expr(*GENS), norm2.as_expr(*GENS)
 
 
 def mu_ordering() -> dict[str, sp.Expr]:
@@ -267,13 +196,13 @@ def scale_invariance() -> sp.Expr:
     ``Dist^2(k u/||k u||, Z) = Dist^2(u/||u||, Z)`` (symbolic eigenbasis, r = 1): both the
     numerator and the denominator of the scaled vector are k^2 times those of u (asserted).
     Returns Dist^2 of the scaled vector with the common k^2 cancelled."""
-    R, gen, Qn, _ = _frame()
+    R, gen, Qn, _ = frame()
     k = gen[K_SYM]
-    U = _matvec(Qn, [gen[x] for x in C])
+    U = matvec(Qn, [gen[x] for x in C])
     norm2, _, perp2 = _projections(U, 1, 1)
     norm2k, _, perp2k = _projections([k * x for x in U], 1, 1)
     assert norm2k == k**2 * norm2 and perp2k == k**2 * perp2
-    return sp.cancel(perp2k.as_expr(*_GENS) / norm2k.as_expr(*_GENS))
+    return sp.cancel(perp2k.as_expr(*GENS) / norm2k.as_expr(*GENS))
 
 
 def contraction_factor() -> dict[str, sp.Expr]:

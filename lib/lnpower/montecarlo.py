@@ -1,0 +1,106 @@
+"""Monte Carlo for the paper's population quantities: draws of (X, a) reduced to what the
+theory needs (the spectrum of S and the coordinates of a in its eigenbasis), and means with
+their standard errors. Float64, seeded."""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .tasks import Task, generator, query, top_mask
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo mean with its standard error."""
+
+    value: float
+    stderr: float
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return f"{format(self.value, spec)} ± {format(self.stderr, spec)}"
+
+
+def mean(x) -> Estimate:
+    """Sample mean and standard error of a 1-D array."""
+    x = np.asarray(x, dtype=np.float64)
+    return Estimate(float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Monte Carlo draws of (X, a) reduced to what the theory needs
+    (float64 numpy).
+
+    ``lam`` ``(K, d)`` eigenvalues of S (descending), ``c2`` ``(K, d)``
+    squared coordinates of a in the eigenbasis, ``s`` = ||Sa||, ``q`` = a^T
+    S a, ``top`` ``(K, d)`` mask of the principal subspace (multiplicity r
+    within ``rtol``)."""
+
+    task: Task
+    lam: np.ndarray
+    c2: np.ndarray
+    top: np.ndarray
+    s: np.ndarray
+    q: np.ndarray
+
+    @classmethod
+    def from_spectrum(cls, task: Task, lam, c2, rtol: float = 1e-8) -> Sample:
+        """Build from eigenvalues (descending) and squared coordinates of a."""
+        lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
+        c2 = np.asarray(c2, dtype=np.float64)
+        return cls(
+            task,
+            lam,
+            c2,
+            top_mask(lam, rtol),
+            np.sqrt((lam**2 * c2).sum(-1)),
+            (lam * c2).sum(-1),
+        )
+
+
+def _eigenvalues(X: torch.Tensor) -> np.ndarray:
+    """Eigenvalues of X X^T, descending: ``(K, d)``."""
+    return torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
+
+
+def draw(
+    task: Task,
+    samples: int = 200_000,
+    seed: int = 0,
+    chunk: int = 50_000,
+    rtol: float = 1e-8,
+) -> Sample:
+    """Draw ``samples`` pairs (X, a) from ``task`` and reduce them (see
+    :class:`Sample`).
+
+    Only the spectrum of S needs an eigensolver: since a is uniform on the
+    sphere and independent of X, its coordinates c = V^T a in the
+    eigenbasis of S are uniform on the sphere and independent of the
+    eigenvalues, for any law of X. Task 2's spectrum is m exactly."""
+    if samples < 2:
+        raise ValueError(f"samples must be >= 2, got {samples}")
+    g = generator(seed)
+    if task.name == "rotated":
+        lam = np.broadcast_to(
+            np.array(sorted(task.m, reverse=True), float), (samples, task.d)
+        )
+    else:
+        # sampling the next chunk overlaps with the eigensolver on the previous
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            jobs = [
+                pool.submit(
+                    _eigenvalues, task.sample_X(min(chunk, samples - i), g)
+                )
+                for i in range(0, samples, chunk)
+            ]
+            lam = np.concatenate([job.result() for job in jobs])
+    c = query(samples, task.d, g)
+    return Sample.from_spectrum(task, lam, (c**2).numpy(), rtol)
