@@ -10,8 +10,9 @@ taking limits of the defining expressions — and asserts what the paper states 
   recursions and the convergence proof)
 - ``appendix_c``: the layer with LN, Theorem 4.3 (the gradients, structure preservation, the
   divergence of gamma, the gamma^3 increment, the loss bound)
-- ``appendix_d``: looping at inference, Theorems 4.6 and 4.7 (the eigenbasis, the exact
-  angular error, the bounds)
+- ``appendix_d``: looping at inference, Theorems 4.6 and 4.7 (the exact angular error, the
+  bounds, the model without LN)
+- ``eigenbasis``: the symbolic orthonormal eigenbasis that Appendices A, D and E compute in
 - ``common``: the symbols the appendices share
 """
 

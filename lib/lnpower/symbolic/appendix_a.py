@@ -108,11 +108,11 @@ def zero_block_derivatives(L: int = 1, dim: int = 2, cols: int = 2) -> dict[str,
 # --- Appendix A: the loss in the eigenbasis and the scalar recursion ------------------------
 
 def eigen_loss(L: int = 2) -> dict[str, sp.Expr]:
-    """Dist^2 of y = (I + rho S)^L a/||.|| to V = span(v_1) (r = 1), from the definition
-    ``||y - Proj y||^2`` in the symbolic eigenbasis of :mod:`appendix_d` (d = 3, symbolic
-    lambda_i and c_i; exact polynomial arithmetic): numerator and denominator are asserted
-    equal to ``sum_{i>1} c_i^2 mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``, mu_i = 1 + rho
-    lambda_i. Also the symbolic-L statement on the diagonal form."""
+    """Dist^2 of y = (I + rho S)^L a/||.|| to V = span(v_1) (r = 1), from the definition ``||y -
+    Proj y||^2`` in the symbolic eigenbasis of :mod:`lnpower.symbolic.eigenbasis` (d = 3, symbolic
+    lambda_i and c_i; exact polynomial arithmetic): numerator and denominator are asserted equal to
+    ``sum_{i>1} c_i^2 mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``, mu_i = 1 + rho lambda_i. Also the
+    symbolic-L statement on the diagonal form."""
     num, den = eigen_loss_terms(L, rho, 1)
     mu = [1 + rho * lam for lam in LAMBDAS]
 
@@ -228,7 +228,7 @@ def weight_balance() -> dict[str, sp.Expr]:
     """From ``w' = w - eta v F``, ``v' = v - eta w F``: with Q = w^2 + v^2 (the paper's S_t),
     D = v^2 - w^2 and rho = w v, derived ``D' = (1 - eta^2 F^2) D``, ``rho' = rho - eta Q F +
     eta^2 rho F^2`` and ``Q^2 - D^2 = 4 rho^2``. So Q = sqrt(D^2 + 4 rho^2); while
-    eta |F| <= 1, |D| never grows, and for bounded D, ``Q/(2 rho) -> 1`` as rho -> oo, with
+    ``eta |F| <= 1``, ``|D|`` never grows, and for bounded D, ``Q/(2 rho) -> 1`` as rho -> oo, with
     ``Q/(2 rho) = 1 + D^2/(8 rho^2) + O(rho^-4)``."""
     F, Dsym, Qsym = sp.symbols("F D Q", real=True)
     w1, v1 = w - eta * v * F, v - eta * w * F

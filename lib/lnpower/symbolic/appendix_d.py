@@ -23,7 +23,6 @@ from .eigenbasis import (
     M_SYMS,
     C,
     Lsym,
-    cayley_basis,
     dot,
     exact,
     frame,
@@ -32,7 +31,7 @@ from .eigenbasis import (
     shifted_power,
 )
 
-__all__ = ["angle_expansion", "bound_certificates", "cayley_basis", "contraction_factor",
+__all__ = ["angle_expansion", "bound_certificates", "contraction_factor",
            "eigen_loss_terms", "layer_is_normalised_power", "mu_ordering",
            "nonnegative_certificate", "power_expansion", "scale_invariance"]
 
@@ -101,8 +100,8 @@ def angle_expansion(r: int = 1) -> dict[str, sp.Expr]:
 def eigen_loss_terms(L: int, shift=rho, r: int = 1) -> tuple[sp.Expr, sp.Expr]:
     """Numerator and denominator of ``||y - Proj y||^2`` for ``y = (I + shift S)^L a/||.||``
     (Appendix A, the loss in the eigenbasis), from the definitions: u = M^L a multiplied out
-    (:func:`shifted_power`), written as u = Q (Q^T u) (Q is orthogonal) to keep the
-    polynomials small, then ``||u - Proj u||^2`` and ``||u||^2``; asserted equal to
+    (:func:`~lnpower.symbolic.eigenbasis.shifted_power`), written as u = Q (Q^T u) (Q is orthogonal)
+    to keep the polynomials small, then ``||u - Proj u||^2`` and ``||u||^2``; asserted equal to
     ``sum_{i>r} c_i^2 mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``."""
     R, gen, Qn, n0 = frame()
     U, Z = shifted_power(L, shift)

@@ -71,7 +71,7 @@ def frame():
 
 def cayley_basis() -> sp.Matrix:
     """A symbolic rotation Q of R^3 (Cayley parametrisation, symbols p1, p2, p3), orthogonal
-    with determinant 1 (asserted, :func:`frame`). Its columns are the eigenbasis v_1..v_3."""
+    with determinant 1 (asserted by :func:`frame`). Its columns are the eigenbasis v_1..v_3."""
     _, _, Qn, n0 = frame()
     n0e = n0.as_expr(*GENS)
     return sp.Matrix(3, 3, lambda i, j: Qn[i][j].as_expr(*GENS) / n0e)

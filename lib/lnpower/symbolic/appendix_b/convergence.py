@@ -95,8 +95,8 @@ def descent_lemma() -> dict[str, sp.Expr]:
     (:func:`scalar_recursions`) changes the loss by exactly ``-eta d S F^2 + B`` with
     ``B = eta^2 d gamma F^3 + kappa2 (eta^2 S^2 F^2 - 2 eta^3 gamma S F^3 + eta^4 gamma^2 F^4)``
     (S = alpha~^2 + beta~^2, the paper's S_t; the book's Q). Divided by ``eta d S F^2``, B is
-    ``x r + y (1 - x r)^2`` with x = eta F, r = gamma/S (|r| <= 1/2 always) and
-    y = kappa2 eta S/d. Under the first two conditions of eta_max, |x| <= 1/4 and y <= 1/8,
+    ``x r + y (1 - x r)^2`` with x = eta F, r = gamma/S (``|r| <= 1/2`` always) and
+    y = kappa2 eta S/d. Under the first two conditions of eta_max, ``|x| <= 1/4`` and y <= 1/8,
     that ratio is at most 113/512 < 1/2: the loss falls by at least ``eta d S F^2 / 2`` per
     step (Part 3)."""
     S = sp.Symbol("S", real=True)
@@ -146,8 +146,8 @@ def eta_max(kappa2: float, g_star: float, dim: int, S0: float) -> dict[str, floa
 def eta_max_first_line(kappa2: float, g_star: float, dim: int, S0: float, F_max: float,
                        S_max: float, Gamma: float) -> list[float]:
     """The six terms of the first line of eta_max (Appendix B.2.3) for given bounds
-    F_max >= |F_t|, S_max >= Q_t, Gamma >= |gamma_t| (the paper's definitions of these did not
-    survive the extraction; the caller measures them along the trajectory)."""
+    ``F_max >= |F_t|``, ``S_max >= Q_t``, ``Gamma >= |gamma_t|`` (the paper's definitions of
+    these did not survive the extraction; the caller measures them along the trajectory)."""
     return [1 / (4 * F_max), dim / (8 * kappa2 * S_max),
             math.sqrt(dim / (16 * kappa2 * Gamma * F_max)),
             (dim / (16 * kappa2 * Gamma * F_max**2)) ** (1 / 3), dim / (2 * kappa2 * S0),

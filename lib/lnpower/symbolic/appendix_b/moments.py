@@ -41,7 +41,7 @@ def sphere_average(expr, vec, dim: int):
 
 def expectation(expr, moments: dict | None = None):
     """E of a per-sample expression in q = a^T S a and s = ||Sa||, by linearity: every
-    monomial in (q, s) is replaced by its moment (default :data:`MOMENTS`: 1, q, s^2, s, q/s
+    monomial in (q, s) is replaced by its moment (default ``MOMENTS``: 1, q, s^2, s, q/s
     -> 1, kappa1, kappa2, kappa3, kappa0). Raises ``KeyError`` on a monomial without one."""
     moments = MOMENTS if moments is None else moments
     out = sp.S.Zero

@@ -151,7 +151,7 @@ def balance() -> dict:
     """Appendix C.2.2, step 2(b): ``Q^2 - D^2 = 4 gamma^2`` and, from the
     recursion, ``D' = (1 - eta^2 F^2) D``, ``Q' = (1 + eta^2 F^2) Q -
     4 eta gamma F``. Hence Q/(2 gamma) = sqrt(1 + D^2/(4 gamma^2)) (Q >= 0),
-    which tends to 1 as gamma -> oo while |D| <= |D_0| (squeeze)."""
+    which tends to 1 as gamma -> oo while ``|D| <= |D_0|`` (squeeze)."""
     a1, b1 = _step()
     sub = {Q: alpha**2 + beta**2, D: beta**2 - alpha**2, gamma: alpha * beta}
     assert is_zero((Q**2 - D**2 - 4 * gamma**2).subs(sub))
