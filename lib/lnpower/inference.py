@@ -111,9 +111,9 @@ def learned_map(
 def fixed_direction(M: torch.Tensor, X: torch.Tensor):
     """Where looping ``a -> M a/||M a||`` ends up on each test matrix: the
     sine of the angle between the dominant eigenvector of M (largest
-    ``|eigenvalue|``) and the principal subspace of X X^T, and ``|mu_2/mu_1|``, the
-    per-loop rate of that convergence. Returns numpy arrays ``(floor,
-    rate)``."""
+    ``|eigenvalue|``) and the principal subspace of X X^T, and
+    ``|mu_2/mu_1|``, the per-loop rate of that convergence. Returns numpy
+    arrays ``(floor, rate)``."""
     mu, vec = torch.linalg.eig(M)
     order = mu.abs().argsort(dim=-1, descending=True)
     top = vec.gather(
