@@ -40,6 +40,7 @@ from jupyter_cache.base import CacheBundleIn
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
+RUN = ROOT / "_build" / "nbval_run.json"  # the whole run's wall-clock time, for the status page
 # run last: the report reads the claims the chapters have measured (lnpower.claims.check)
 BACK_MATTER = ("reproduction", "status")
 # cold seconds measured alone (2 cores, 2026-12-01): the order in which the chapters start
@@ -157,7 +158,11 @@ def main(argv: list[str]) -> int:
                 report(*done.result())
         for n in back:  # after every chapter: the report reads the claims they measured
             report(*launch(n, Path(tmp), None))
-    print(f"nbval over {len(notebooks)} notebooks: {time.perf_counter() - t0:.0f} s")
+    wall = time.perf_counter() - t0
+    print(f"nbval over {len(notebooks)} notebooks, {args.jobs} at a time: {wall:.0f} s")
+    if not args.notebooks:  # the whole book: the status page shows the wall-clock time
+        RUN.write_text(json.dumps({"wall_seconds": round(wall, 1), "jobs": args.jobs,
+                                   "notebooks": len(notebooks), "failed": failed}))
     return 1 if failed else 0
 
 
