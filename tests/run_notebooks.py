@@ -48,11 +48,23 @@ EXPECTED = {"experiments_looped": 90, "experiments": 75, "beyond": 56, "beyond_t
             "without_ln": 47, "proof_looped": 34, "principal_components": 28}
 
 
+def execute_as_jupyter(self, cell_input, allow_stdin=None):
+    """nbval's cell execution, with the history stored as Jupyter and Colab store it: without
+    it IPython cannot see a cell's closing ``;``, and prints the value it should hide."""
+    return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin,
+                           stop_on_error=False)
+
+
 class Recorder:
     """A pytest plugin that writes the outputs of every cell nbval runs into its notebook."""
 
     def __init__(self):
         self.runs: dict[Path, dict] = {}
+
+    def pytest_sessionstart(self, session):
+        from nbval.kernel import RunningKernel  # imported by pytest itself, not before
+
+        RunningKernel.execute_cell_input = execute_as_jupyter
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item):

@@ -71,3 +71,18 @@ def test_fig3_one_colour_per_configuration_in_every_panel():
 @pytest.mark.parametrize("key", ["Task 1", "Task 2", "LN", 2000])
 def test_fixed_colours(key):
     assert plots.color(key) == plots.COLORS[key]
+
+
+def test_style_restores_only_its_own_settings():
+    """Jupyter's inline backend switches on interactive mode when the first figure is drawn;
+    if leaving the style undid that (as ``rc_context`` does), no later figure would be shown."""
+    was = matplotlib.is_interactive()
+    try:
+        with plots.style():
+            matplotlib.interactive(not was)
+            assert matplotlib.rcParams["legend.fontsize"] == plots.STYLE["legend.fontsize"]
+        assert matplotlib.is_interactive() is (not was)
+        assert matplotlib.rcParams["legend.fontsize"] != plots.STYLE["legend.fontsize"] or \
+            matplotlib.rcParamsDefault["legend.fontsize"] == plots.STYLE["legend.fontsize"]
+    finally:
+        matplotlib.interactive(was)

@@ -32,9 +32,16 @@ PAPER_WIDTH = 10.0  # inches: the rendered column at 100 dpi
 
 @contextmanager
 def style():
-    """The house style, for figures drawn outside this module."""
-    with mpl.rc_context(STYLE):
+    """The house style, for figures drawn outside this module. Only the style's own settings
+    are restored on exit: ``mpl.rc_context`` would restore every setting, and so undo the
+    interactive mode that Jupyter's inline backend switches on when the first figure is
+    drawn, after which no figure would be shown."""
+    old = {key: mpl.rcParams[key] for key in STYLE}
+    mpl.rcParams.update(STYLE)
+    try:
         yield
+    finally:
+        mpl.rcParams.update(old)
 
 
 def color(key, fallback: int = 0):
