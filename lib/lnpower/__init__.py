@@ -23,8 +23,8 @@ Training (§5): ``config`` (``TrainConfig``, the paper's settings), ``train`` (`
 (``History``), ``cache`` (one disk cache). Beyond the paper: ``variants`` (other
 normalisations), ``stability`` (the Hessian at the no-LN fixed point). Figures: ``plots``.
 The book's own tooling (coursework, Colab cells, the benchmark, how chapters display code
-and equations) is the subpackage ``lnpower.book``; the command line is ``python -m lnpower`` (its options in
-``cli``).
+and equations) is the subpackage ``lnpower.book``; the command line is ``python -m lnpower``
+(its options in ``cli``).
 """
 
 __version__ = "0.2.0"
