@@ -107,8 +107,8 @@ def serve():
     return server
 
 
-# What a reader sees cut off or garbled, measured in the browser. A block overflows when its
-# content is wider than its box (the rest is behind a scrollbar). A character is a
+# What a reader sees cut off, garbled or missing, measured in the browser. A block overflows
+# when its content is wider than its box (the rest is behind a scrollbar). A character is a
 # missing-glyph box when the page's font, with the browser's fallbacks, draws it exactly as it
 # draws a code point no font has (U+10FFFD, private use).
 LAYOUT = """() => {
@@ -143,7 +143,13 @@ LAYOUT = """() => {
   }
   const missing = [...chars].filter(([ch, font]) =>
       draw(ch, font) === draw(String.fromCodePoint(0x10FFFD), font)).map(([ch]) => ch);
-  return {overflow, wide_images, missing_glyphs: missing};
+  // a code cell that draws a figure must show one (a figure lost on the way renders as nothing)
+  const drawing = /\\b(plots\\.(subplots|heatmaps|data_flow|fig3)|plt\\.(subplots|figure))\\(/;
+  const blank_figures = [...article.querySelectorAll('div.cell')].filter(c => {
+      const src = c.querySelector('.cell_input');
+      return src && drawing.test(src.textContent) && !c.querySelector('.cell_output img');
+  }).map(c => c.querySelector('.cell_input').textContent.trim().split('\\n')[0].slice(0, 60));
+  return {overflow, wide_images, missing_glyphs: missing, blank_figures};
 }"""
 
 REFRESH = re.compile(r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.I)
@@ -188,6 +194,9 @@ def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
                         f"{layout['overflow'][:3]}")
     if layout["wide_images"]:
         problems.append(f"images wider than the page: {layout['wide_images'][:3]}")
+    if layout["blank_figures"]:
+        problems.append(f"{len(layout['blank_figures'])} figure cells without a figure, e.g. "
+                        f"{layout['blank_figures'][:3]}")
     if layout["missing_glyphs"]:
         problems.append("characters drawn as missing-glyph boxes: "
                         + " ".join(f"U+{ord(c):04X} {c!r}" for c in layout["missing_glyphs"]))

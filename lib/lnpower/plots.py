@@ -26,7 +26,8 @@ STYLE = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10,
          "axes.spines.top": False, "axes.spines.right": False}
 COLORS = {"Task 1": "#1f77b4", "Task 2": "#ff7f0e",  # the two training tasks
           "LN": "#2ca02c", "no LN, normalised": "#9467bd", "no LN, unnormalised": "#d62728",
-          "power method": "black", 100: "#fdae61", 300: "#d7191c", 2000: "#2c7bb6"}
+          "power method": "black", 100: "#fdae61", 300: "#d7191c", 2000: "#2c7bb6",
+          "Adam": "#8c564b"}
 PAPER_WIDTH = 10.0  # inches: the rendered column at 100 dpi
 
 

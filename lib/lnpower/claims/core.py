@@ -141,16 +141,18 @@ def trend_status(values, target: float, tol: float) -> str:
 
 
 def expect(expected: dict[str, str | tuple[str, ...]], width: int = 78) -> list[Result]:
-    """What a chapter runs under its experiments: check each claim now, print its status and
-    detail (wrapped to ``width`` columns), and assert the status is the one ``expected`` (a
-    status, or a tuple of acceptable ones)."""
+    """What a chapter runs under its experiments: check each claim now, print its status, the
+    test it must pass and what was measured (wrapped to ``width`` columns), and assert the
+    status is the one ``expected`` (a status, or a tuple of acceptable ones)."""
     import textwrap
 
     results = []
     for id, want in expected.items():
         r = check(id)
-        print(textwrap.fill(f"{r.id}: {r.status}, measured {r.measured}", width))
-        print(textwrap.fill(r.detail, width, initial_indent="    ", subsequent_indent="    "))
+        print(textwrap.fill(f"{r.id}: {r.status}", width))
+        for what, text in (("test", r.tolerance), ("measured", r.detail)):
+            print(textwrap.fill(f"{what}: {text}", width, initial_indent="    ",
+                                subsequent_indent="      "))
         ok = r.status in ((want,) if isinstance(want, str) else want)
         assert ok, f"claim {id}: status {r.status!r}, expected {want!r} ({r.detail})"
         results.append(r)

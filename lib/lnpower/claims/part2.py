@@ -128,7 +128,7 @@ def _no_ln_floor():
 
 
 @claim("no-ln-linear-rate", "Theorem 4.2 (Appendix B.2.3, Part 3)", "gamma~_t converges "
-       "linearly; near gamma* the recursion contracts by 1 - eta S* 2 kappa2/d per step",
+       "linearly; near gamma* the recursion contracts by 1 - 2 eta kappa2 Q*/d per step",
        "linear convergence", "fitted rate of |gamma_t - gamma*| within 1 % of the predicted "
        "rate (reduced recursion, Task 1, unnormalised)", CH_42)
 def _no_ln_rate():

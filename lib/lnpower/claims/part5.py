@@ -7,7 +7,7 @@ from functools import cache
 import numpy as np
 
 from .. import dynamics, inference, model, stability, theory, variants
-from ..config import PAPER, paper_config
+from ..config import ADAM, PAPER, paper_config
 from ..tasks import generator, principal_projector
 from ..train import fit_many
 from .core import claim, verdict
@@ -140,15 +140,23 @@ def _adam_balance():
 
 
 @claim("beyond-adam-growth", "Theorem 4.3; beyond (optimiser)",
-       "Adam's sign-like updates make gamma grow "
-       "like t^2 in the population dynamics (exponent on [10^4, 10^5] within 0.1 of 2), against "
-       "t^(1/3) under gradient descent", "gradient descent: gamma ~ t^(1/3) (Theorem 4.3)",
-       "exponent within 0.1 of 2", CH_TRAINING, "book")
+       "While the gradients are large against Adam's epsilon (10^-8), its sign-like updates "
+       "make gamma grow faster than t^2 in the population dynamics (exponent on [10^4, 3x10^4] "
+       "above 2), against t^(1/3) under gradient descent; once they fall below epsilon, the "
+       "steps shrink with the gradient and the growth slows (exponent on [3x10^4, 10^5] below "
+       "1.5)", "gradient descent: gamma ~ t^(1/3) (Theorem 4.3)",
+       "exponent above 2, then below 1.5, with the gradient below epsilon at 10^5",
+       CH_TRAINING, "book")
 def _adam_growth():
     t, w, v = adam_population()
-    p = dynamics.exponent(t, w * v, 1e4, 1e5)[0]
-    return round(p, 3), verdict(abs(p - 2) < 0.1), \
-        f"exponent of gamma on [10^4, 10^5]: {p:.3f}"
+    early = dynamics.exponent(t, w * v, 1e4, 3e4)[0]
+    late = dynamics.exponent(t, w * v, 3e4, 1e5)[0]
+    tab, _ = ln_run()
+    grad = abs(v[-1] * tab(w[-1] * v[-1]))  # alpha's gradient at 10^5
+    ok = early > 2 and late < 1.5 and grad < ADAM[2]
+    return round(early, 3), verdict(ok), \
+        f"exponent of gamma on [10^4, 3x10^4]: {early:.3f}; on [3x10^4, 10^5]: " \
+        f"{late:.3f}; |gradient| at 10^5: {grad:.1e}"
 
 
 def _norms() -> dict[tuple[str, bool], dict]:

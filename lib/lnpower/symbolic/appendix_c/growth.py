@@ -61,9 +61,9 @@ def reduced_loss() -> dict:
     h = a + gamma S a, y = h/||h||, t = Sa/||Sa|| and ||a|| = 1
     (Appendix C.2.1 step 2, C.3 step 1):
     ``||h||^2 = 1 + 2 gamma q + gamma^2 s^2``,
-    ``cos phi = y^T t = (q + gamma s^2)/(s ||h||)``,
-    ``loss = ||y - t||^2 = 2 - 2 cos phi``; with x = gamma s, c = q/s,
-    ``cos phi = (c + x)/sqrt(x^2 + 2xc + 1)``; and
+    ``cos theta = y^T t = (q + gamma s^2)/(s ||h||)``,
+    ``loss = ||y - t||^2 = 2 - 2 cos theta``; with x = gamma s, c = q/s,
+    ``cos theta = (c + x)/sqrt(x^2 + 2xc + 1)``; and
     ``d loss/d gamma = a^T S g_h = -2 s (1 - c^2)/(x^2 + 2xc + 1)^(3/2)``.
     """
     h = a + gamma * S * a

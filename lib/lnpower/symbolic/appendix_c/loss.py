@@ -24,10 +24,10 @@ from .symbols import (
 
 def unit_distance() -> dict:
     """Appendix C.3, step 1, for symbolic d: for unit vectors y, t with
-    y^T t = cos phi, ``||y - t||^2 = 2 - 2 cos phi``."""
+    y^T t = cos theta, ``||y - t||^2 = 2 - 2 cos theta``."""
     y = sp.MatrixSymbol("y", dim, 1)
     t = sp.MatrixSymbol("t", dim, 1)
-    k = sp.Symbol(r"\cos\phi", real=True)
+    k = sp.Symbol(r"\cos\theta", real=True)
     dist = scalar((y - t).T * (y - t), {y.T * y: 1, t.T * t: 1, y.T * t: k,
                                           t.T * y: k})
     assert is_zero(dist - (2 - 2 * k))
@@ -35,13 +35,13 @@ def unit_distance() -> dict:
 
 
 def loss_bound() -> dict:
-    """Appendix C.3, step 2: for 0 <= cos phi <= 1,
-    ``2 - 2 cos phi <= 2 sin^2 phi`` (the gap is 2 cos phi (1 - cos phi));
-    ``sin^2 phi = (1 - c^2)/(x^2 + 2xc + 1) <= (1 - c^2)/x^2`` (the gap is
-    (1 - c^2)(2xc + 1)/(x^2 (x^2 + 2xc + 1)) >= 0); and
-    ``2 (1 - c^2)/x^2 = 2 (s^2 - q^2)/(gamma^2 s^4)``, whose mean is
+    """Appendix C.3, step 2: for 0 <= cos theta <= 1,
+    ``2 - 2 cos theta <= 2 sin^2 theta`` (the gap is 2 cos theta (1 - cos theta));
+    ``sin^2 theta = (1 - omega^2)/(x^2 + 2x omega + 1) <= (1 - omega^2)/x^2`` (the gap is
+    (1 - omega^2)(2x omega + 1)/(x^2 (x^2 + 2x omega + 1)) >= 0); and
+    ``2 (1 - omega^2)/x^2 = 2 (s^2 - q^2)/(gamma^2 s^4)``, whose mean is
     2 Upsilon3/gamma^2."""
-    k = sp.Symbol("k", real=True)  # cos phi
+    k = sp.Symbol("k", real=True)  # cos theta
     gap1 = sp.factor(2 * (1 - k**2) - (2 - 2 * k))
     assert is_zero(gap1 - 2 * k * (1 - k))
     cos = reduced_loss()["cos_xc"]
