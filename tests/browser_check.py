@@ -69,7 +69,9 @@ def check_links() -> list[str]:
                 problems.append(f"{page.relative_to(HTML)}: broken link {ref}")
                 continue
             if url.fragment and target.suffix == ".html":
-                ids = parsed.setdefault(target, parse(target).ids)
+                if target not in parsed:  # parse each page once (setdefault would not)
+                    parsed[target] = parse(target).ids
+                ids = parsed[target]
                 if unquote(url.fragment) not in ids:
                     problems.append(f"{page.relative_to(HTML)}: no anchor #{url.fragment} in "
                                     f"{target.relative_to(HTML)}")
