@@ -61,6 +61,7 @@ class Timing(SphinxDirective):
         node["kind"] = self.name
         node["budget"] = self.options.get("budget", 300)
         node["data"] = str(Path(self.env.srcdir) / "book" / "_data" / "chapter_times.json")
+        self.env.note_dependency(node["data"])  # re-rendered when the measurement changes
         return [node]
 
 
