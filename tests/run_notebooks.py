@@ -41,6 +41,7 @@ from jupyter_cache.base import CacheBundleIn
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 RUN = ROOT / "_build" / "nbval_run.json"  # the whole run's wall-clock time, for the status page
+NO_RUN = {"nb": None, "ok": 0, "failed": 1, "seconds": 0.0}  # a notebook that did not run
 # run last: the report reads the claims the chapters have measured (lnpower.claims.check)
 BACK_MATTER = ("reproduction", "status")
 # seconds under nbval from an empty cache, one thread each (CI, 2026-12-01): longest first
@@ -115,7 +116,7 @@ def run_alone(notebook: Path, out: Path) -> int:
         code = pytest.main(["-q", "-c", str(work / "pytest.ini"), "--rootdir", str(work),
                             "--nbval-lax", "--nbval-current-env", "--nbval-cell-timeout=600",
                             str(alone)], plugins=[recorder])
-        run = recorder.runs.get(alone, {"nb": None, "ok": 0, "failed": 1, "seconds": 0.0})
+        run = recorder.runs.get(alone, NO_RUN)
     out.write_text(json.dumps({**run, "nb": run["nb"] and nbformat.writes(run["nb"])}))
     return int(code)
 
@@ -128,8 +129,7 @@ def launch(notebook: Path, tmp: Path, threads: int | None) -> tuple[Path, dict, 
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     proc = subprocess.run([sys.executable, __file__, "--alone", str(out), str(notebook)],
                           env=env, capture_output=True, text=True)
-    run = json.loads(out.read_text()) if out.exists() else {"nb": None, "ok": 0, "failed": 1,
-                                                           "seconds": 0.0}
+    run = json.loads(out.read_text()) if out.exists() else dict(NO_RUN)
     if run["nb"]:
         run["nb"] = nbformat.reads(run["nb"], as_version=4)
     if proc.returncode and not run["failed"]:
