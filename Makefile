@@ -16,18 +16,24 @@ help:
 	@echo "            graded, the strict build (reusing nbval's runs) and the browser test"
 	@echo "make clean  remove _build and the virtual environment"
 
+# uv installs the lock in seconds where pip takes minutes; torch is the CPU wheel on this
+# machine's disk (pip finds it itself; uv is pointed at the file), else pip's torch==2.13.0
+UV          := uv==0.13.9
+TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-cp311-*.whl))
+
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m pip install -q $(UV)
+	$(if $(TORCH_WHEEL),$(BIN)/uv pip install -q --python $(BIN)/python --no-deps $(TORCH_WHEEL),\
+	    $(BIN)/python -m pip install -q torch==2.13.0)
+	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.txt
 	@touch $(STAMP)
 
 # lnpower from a wheel, not editable, so that the notebooks (run in empty folders) and the book
 # see exactly what a reader installs; reinstalled whenever the library changes
 $(PKG): $(STAMP) pyproject.toml $(shell find lib -name '*.py')
 	rm -rf build
-	$(BIN)/python -m pip install -q --no-deps --no-build-isolation --force-reinstall .
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps --no-build-isolation --reinstall .
 	@touch $(PKG)
 
 book: $(PKG)
