@@ -43,8 +43,10 @@ book: $(PKG)
 lint: $(PKG)
 	$(BIN)/ruff check lib tests book _ext
 
+# two workers, one thread each: the tests' tensors are small, and two threads per process
+# only wait on each other
 unit: $(PKG)
-	$(BIN)/python -m pytest -q tests
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
 
 notebooks: $(PKG)
 	$(BIN)/python tests/run_notebooks.py
