@@ -16,7 +16,8 @@ help:
 	@echo "            graded, the strict build (reusing nbval's runs) and the browser test"
 	@echo "make clean  remove _build and the virtual environment"
 
-# uv installs the lock in seconds where pip takes minutes; torch is the CPU wheel on this
+# uv installs the lock in seconds where pip takes minutes (compiling the bytecode as pip does:
+# PYTHONDONTWRITEBYTECODE machines never write it later); torch is the CPU wheel on this
 # machine's disk (pip finds it itself; uv is pointed at the file), else pip's torch==2.13.0
 UV          := uv==0.13.9
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-cp311-*.whl))
@@ -24,16 +25,16 @@ TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0+cpu-cp311-*.whl))
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q $(UV)
-	$(if $(TORCH_WHEEL),$(BIN)/uv pip install -q --python $(BIN)/python --no-deps $(TORCH_WHEEL),\
+	$(if $(TORCH_WHEEL),$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --no-deps $(TORCH_WHEEL),\
 	    $(BIN)/python -m pip install -q torch==2.13.0)
-	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.txt
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements.txt
 	@touch $(STAMP)
 
 # lnpower from a wheel, not editable, so that the notebooks (run in empty folders) and the book
 # see exactly what a reader installs; reinstalled whenever the library changes
 $(PKG): $(STAMP) pyproject.toml $(shell find lib -name '*.py')
 	rm -rf build
-	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps --no-build-isolation --reinstall .
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --no-deps --no-build-isolation --reinstall .
 	@touch $(PKG)
 
 book: $(PKG)

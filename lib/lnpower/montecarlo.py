@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -55,15 +56,12 @@ class Sample:
     def from_spectrum(cls, task: Task, lam, c2, rtol: float = 1e-8) -> Sample:
         """Build from eigenvalues (descending) and squared coordinates of a."""
         lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
-        c2 = np.asarray(c2, dtype=np.float64)
-        return cls(
-            task,
-            lam,
-            c2,
-            top_mask(lam, rtol),
-            np.sqrt((lam**2 * c2).sum(-1)),
-            (lam * c2).sum(-1),
-        )
+        c2 = np.array(c2, dtype=np.float64)  # a copy: the caller's array stays writable
+        arrays = (lam, c2, top_mask(lam, rtol), np.sqrt((lam**2 * c2).sum(-1)),
+                  (lam * c2).sum(-1))
+        for x in arrays:  # a Sample may be shared (see draw): nobody may change it
+            x.setflags(write=False)
+        return cls(task, *arrays)
 
 
 def _eigenvalues(X: torch.Tensor) -> np.ndarray:
@@ -71,6 +69,7 @@ def _eigenvalues(X: torch.Tensor) -> np.ndarray:
     return torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
 
 
+@lru_cache(maxsize=8)
 def draw(
     task: Task,
     samples: int = 200_000,
