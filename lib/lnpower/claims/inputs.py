@@ -14,6 +14,7 @@ from ..train import fit_many
 
 ETA = PAPER.lr
 TASKS = {"sphere": "Task 1", "rotated": "Task 2"}  # the paper's names of the two tasks
+BIG = 200_000  # the sample of the constants of Theorem 4.2, as book/without_ln draws it
 
 
 def paper_task(name: str = "sphere") -> Task:

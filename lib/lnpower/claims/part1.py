@@ -9,16 +9,16 @@ from .. import inference, model, symbolic, tasks, theory
 from ..config import PAPER
 from ..tasks import Task
 from .core import claim, verdict
-from .inputs import paper_task, sample
+from .inputs import BIG, paper_task, sample
 
 # --- claims the library alone can check -----------------------------------------------------
 
 @claim("kappa-closed-forms", "Theorem 4.2 (Appendix B.2)",
        "kappa1 = n/d and kappa2 = n(n+d-1)/d^2 for "
        "Task 1 (d=16, n=32)", "2.0 and 5.875 (derived closed forms)",
-       "Monte Carlo within 4 standard errors", "book/principal_components")
+       "Monte Carlo within 4 standard errors", "book/without_ln")
 def _kappa():
-    k = theory.kappas(sample())
+    k = theory.kappas(sample("sphere", BIG))
     ex = theory.kappas_exact(paper_task())
     z = max(abs(k[i].value - ex[i]) / k[i].stderr for i in ("kappa1", "kappa2"))
     return (round(k["kappa2"].value, 4), verdict(z <= 4),
@@ -27,9 +27,9 @@ def _kappa():
 
 @claim("no-ln-irreducible", "Theorem 4.2", "Without LN the best loss L(gamma*) is strictly "
        "positive for both targets (Task 1, d=16, n=32)", "L1(gamma1*) > 0 and L2(gamma2*) > 0",
-       "both above 0.1", "book/principal_components")
+       "both above 0.1", "book/without_ln")
 def _irreducible():
-    sm = sample()
+    sm = sample("sphere", BIG)
     l1 = theory.no_ln_optimum(sm, "normalized")["loss"]
     l2 = theory.no_ln_optimum(sm, "unnormalized")["loss"]
     ok = min(l1, l2) > 0.1

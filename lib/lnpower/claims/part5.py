@@ -11,7 +11,7 @@ from ..config import ADAM, PAPER, paper_config
 from ..tasks import generator, principal_projector
 from ..train import fit_many
 from .core import claim, verdict
-from .inputs import ETA, TASKS, ln_run, looped_run, paper_runs, paper_task, sample
+from .inputs import BIG, ETA, TASKS, ln_run, looped_run, paper_runs, paper_task, sample
 
 CH, CH_TRAINING = "book/beyond", "book/beyond_training"
 CH_42 = "book/without_ln"
@@ -241,7 +241,7 @@ def _saddle():
        "both losses below L1(gamma1*) by more than 1 %", CH_42, "book")
 def _departure():
     h = paper_runs("layer", layer_norm=False, target="normalized")["sphere"]
-    L1 = theory.no_ln_optimum(sample("sphere"), "normalized")["loss"]
+    L1 = theory.no_ln_optimum(sample("sphere", BIG), "normalized")["loss"]
     ratio = max(h.train_loss[-1], h.test_loss[-1]) / L1
     return round(ratio, 4), verdict(ratio < 0.99), \
         f"train {h.train_loss[-1]:.4f}, test {h.test_loss[-1]:.4f}, L1(gamma1*) = {L1:.4f}"
