@@ -7,8 +7,10 @@ notebook pages, a Colab link to ``.../blob/<branch>/book/<name>.ipynb``. What a 
 see cut off or garbled: no code block, output, table or display equation wider than its
 column (content behind a horizontal scrollbar), no image wider than the page, and no
 character drawn as a missing-glyph box (a character that no installed font has). Screenshots
-go to ``_build/screenshots/``. Usage: ``python tests/browser_check.py [page.html ...]``; exits
-non-zero on failure.
+of each page's first screen go to ``_build/screenshots/`` (``--full-page``: the whole page,
+for reading the book as pictures; it doubles the time). Two browsers check the pages, half
+each (the machine's two cores). Usage: ``python tests/browser_check.py [--full-page]
+[page.html ...]``; exits non-zero on failure.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
@@ -163,7 +166,7 @@ def redirect_target(rel: str) -> str | None:
     return m.group(1) if m else None
 
 
-def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
+def check_page(browser, base: str, rel: str, branch: str, full_page: bool) -> list[str]:
     problems, errors = [], []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -218,17 +221,28 @@ def check_page(browser, base: str, rel: str, branch: str) -> list[str]:
         if not any(h.endswith(want) for h in info["colab"]):
             problems.append(f"no Colab link ending in {want}: {info['colab']}")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
     page.close()
     return problems
 
 
-def main() -> int:
+def check_pages(pages: list[str], base: str, branch: str, full_page: bool) -> dict:
+    """Problems of each page, checked one after another in a browser of this thread's own."""
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        found = {rel: check_page(browser, base, rel, branch, full_page) for rel in pages}
+        browser.close()
+    return found
+
+
+def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT / "lib"))
     from lnpower.book.colab import repository
 
+    full_page = "--full-page" in argv
+    argv = [a for a in argv if a != "--full-page"]
     if not (HTML / "index.html").exists():
         print("no built book: run make book first")
         return 1
@@ -237,21 +251,21 @@ def main() -> int:
         return 1
     _, branch = repository(ROOT / "_config.yml")
     t0 = time.perf_counter()
-    pages = sys.argv[1:] or ["index.html"] + sorted(
+    pages = argv or ["index.html"] + sorted(
         str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html"))
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    failures = 0
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for rel in pages:
-            problems = check_page(browser, base, rel, branch)
-            print(("FAIL " if problems else "ok   ") + rel)
-            for p in problems:
-                print("     " + p)
-            failures += bool(problems)
-        browser.close()
+    with ThreadPoolExecutor(2) as pool:
+        halves = pool.map(lambda part: check_pages(part, base, branch, full_page),
+                          [pages[0::2], pages[1::2]])
+        problems = {rel: found for half in halves for rel, found in half.items()}
     server.shutdown()
+    failures = 0
+    for rel in pages:
+        print(("FAIL " if problems[rel] else "ok   ") + rel)
+        for p in problems[rel]:
+            print("     " + p)
+        failures += bool(problems[rel])
     links = check_links() + [f"the browser requested a missing file: {m}" for m in MISSING]
     for p in links:
         print("FAIL " + p)
@@ -262,4 +276,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
