@@ -27,6 +27,9 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "_data" / "chapter_times.json"
 BUDGET = 90.0
+# the reproduction report reads the claims the chapters measured; run alone from an empty
+# cache it measures all of them itself, so it is timed but held to no chapter's budget
+REPORT = "reproduction"
 
 
 def run(notebook: Path, cache: Path) -> float:
@@ -50,10 +53,15 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory(prefix="lnpower-cold-cache-") as cache:
             cold = run(nb, Path(cache))
             warm = run(nb, Path(cache))
-        data["chapters"][nb.stem] = {"cold": round(cold, 1), "warm": round(warm, 1)}
-        over += cold > BUDGET
+        times = {"cold": round(cold, 1), "warm": round(warm, 1)}
+        if nb.stem == REPORT:  # not a chapter: alone and cold, it measures every claim itself
+            data["report"] = times
+        else:
+            data["chapters"][nb.stem] = times
+            over += cold > BUDGET
         print(f"{nb.stem:>24}: cold {cold:6.1f} s, warm {warm:6.1f} s"
-              + ("  OVER the budget" if cold > BUDGET else ""), flush=True)
+              + ("  OVER the budget" if cold > BUDGET and nb.stem != REPORT else ""),
+              flush=True)
     data["date"] = datetime.date.today().isoformat()
     data["machine"] = f"{platform.machine()}, {os.cpu_count()} cores"
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,8 @@ def test_train_json_keys():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert {"final_train_loss", "final_test_loss", "seconds", "steps_per_second", "w", "v",
-            "rho"} <= set(out)
+            "rho", "evaluation_seconds"} <= set(out)
+    assert 0 < out["evaluation_seconds"] < out["seconds"]
     adam = run("train", "--d", "4", "--n", "8", "--steps", "5", "--train-size", "50",
                "--test-size", "20", "--optimizer", "adam", "--lr", "0.01", "--json")
     assert adam.returncode == 0, adam.stderr

@@ -30,7 +30,8 @@ class History:
     v: list[float] = field(default_factory=list)
     batch_loss: list[float] = field(default_factory=list)
     snapshots: dict[int, tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole training loop
+    eval_seconds: float = 0.0  # of which recording the losses on the log schedule
 
     @property
     def product(self) -> np.ndarray:
@@ -55,6 +56,7 @@ class History:
                 a: self.w[-1], b: self.v[-1], p: float(self.product[-1]),
                 "seconds": self.seconds,
                 "steps_per_second": self.config.steps / max(self.seconds, 1e-12),
+                "evaluation_seconds": self.eval_seconds,
                 "config": dataclasses.asdict(self.config)}
 
     def save(self, path) -> Path:
@@ -63,7 +65,8 @@ class History:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         state = {k: getattr(self, k) for k in
-                 ("steps", "train_loss", "test_loss", "w", "v", "batch_loss", "seconds")}
+                 ("steps", "train_loss", "test_loss", "w", "v", "batch_loss", "seconds",
+                  "eval_seconds")}
         state["snapshots"] = {str(k): [W, V] for k, (W, V) in self.snapshots.items()}
         state["config"] = json.dumps(dataclasses.asdict(self.config))
         return atomic_write(path / "history.pt", lambda tmp: torch.save(state, tmp))

@@ -166,6 +166,7 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
     ws, vs, batch_losses = [], [], []
+    evaluating = [0.0]  # seconds spent recording the losses
     t0 = time.perf_counter()
 
     def record(t):
@@ -173,12 +174,14 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
         ws.append(wa.clone())
         vs.append(va.clone())
         if t in logged:
+            t_ev = time.perf_counter()
             tr, te = model.full_loss(E_ev, Y_ev, W, V), model.full_loss(E_te, Y_te, W, V)
             for r, h in enumerate(hist):
                 h.steps.append(t)
                 h.train_loss.append(tr[r].item())
                 h.test_loss.append(te[r].item())
                 h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
+            evaluating[0] += time.perf_counter() - t_ev
 
     record(0)
     with progress_bar(c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress) as bar:
@@ -199,5 +202,5 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
     per_step = [torch.stack(x).T.tolist() for x in (ws, vs, batch_losses)]
     for r, h in enumerate(hist):
         h.w, h.v, h.batch_loss = per_step[0][r], per_step[1][r], per_step[2][r]
-        h.seconds = seconds
+        h.seconds, h.eval_seconds = seconds, evaluating[0]
     return hist

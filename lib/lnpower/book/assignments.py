@@ -11,7 +11,7 @@ This module gathers their public names, so that ``from lnpower.book.assignments 
 serves the chapters' tests and the command line.
 """
 
-from .editions import _notebooks, stub, student_edition, with_answer, write_student_editions
+from .editions import stub, student_edition, with_answer, write_student_editions
 from .exercises import (
     EXERCISE,
     EXERCISES_HEADING,
@@ -19,7 +19,6 @@ from .exercises import (
     TEST_CONFIG,
     Question,
     Test,
-    _has,
     exercises_start,
     is_test,
     parse_test,
@@ -31,4 +30,4 @@ from .grading import Outcome, grade, grade_editions, report
 __all__ = ["EXERCISE", "EXERCISES_HEADING", "SOLUTION_BLOCK", "TEST_CONFIG", "Outcome",
            "Question", "Test", "exercises_start", "grade", "grade_editions", "is_test",
            "parse_test", "questions", "report", "same_expression", "stub", "student_edition",
-           "with_answer", "write_student_editions", "_has", "_notebooks"]
+           "with_answer", "write_student_editions"]

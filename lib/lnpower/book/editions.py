@@ -13,8 +13,8 @@ from .exercises import (
     ANSWER_NAME,
     SOLUTION_BLOCK,
     STUB_MESSAGE,
-    _has,
     _tags,
+    has_tag,
     is_test,
     parse_test,
     questions,
@@ -71,13 +71,13 @@ def student_edition(nb):
                 cell.source = SOLUTION_BLOCK.sub("", cell.source).rstrip()
                 if not cell.source.strip():
                     continue
-        elif _has(cell, "answer"):
+        elif has_tag(cell, "answer"):
             continue
         elif is_test(cell):
             if parse_test(cell.source).hidden:
                 continue
             cell.metadata["tags"] = [t for t in _tags(cell) if t != "remove-cell"]
-        elif _has(cell, "solution"):
+        elif has_tag(cell, "solution"):
             cell.source = stub(cell.source, names[i])
             cell.metadata["tags"] = [t for t in _tags(cell) if t != "hide-input"]
         cells.append(cell)
@@ -86,7 +86,8 @@ def student_edition(nb):
     return nb
 
 
-def _notebooks(book: Path) -> list[Path]:
+def notebooks(book: Path) -> list[Path]:
+    """The notebook ``book``, or every notebook in the folder ``book``."""
     book = Path(book)
     paths = [book] if book.suffix == ".ipynb" else sorted(book.glob("*.ipynb"))
     if not paths:
@@ -99,7 +100,7 @@ def write_student_editions(book: Path, out: Path) -> list[Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for p in _notebooks(book):
+    for p in notebooks(book):
         nbformat.write(student_edition(nbformat.read(p, as_version=4)), out / p.name)
         written.append(out / p.name)
     return written

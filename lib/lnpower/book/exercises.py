@@ -50,7 +50,8 @@ def _tags(cell) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
-def _has(cell, tag: str) -> bool:
+def has_tag(cell, tag: str) -> bool:
+    """A code cell with the tag ``tag`` (``solution``, ``answer``, ``test``, ...)."""
     return cell.cell_type == "code" and tag in _tags(cell)
 
 
@@ -125,7 +126,7 @@ def questions(nb) -> list[Question]:
             if hits:
                 title, label = hits[-1][0].strip(), hits[-1][1]
                 current = None
-        elif _has(cell, "solution"):
+        elif has_tag(cell, "solution"):
             if label is None:
                 raise ValueError(f"cell {i}: a 'solution' cell before any exercise")
             parts.setdefault(label, []).append(i)

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 
 from .editions import stub
-from .exercises import Question, _has, exercises_start, is_test, questions
+from .exercises import Question, exercises_start, has_tag, is_test, questions
 
 
 @dataclass
@@ -90,14 +90,14 @@ def _tests_of(source_nb) -> list[Question]:
 def _grade_edition(k: _Kernel, cells: list, qs: list[Question], source_nb) -> dict:
     """Run ``cells`` (an edition's exercise cells, or a whole submission), then every test of
     ``qs``; the result dictionary of :func:`grade`."""
-    sol_cells = [c for c in cells if _has(c, "solution")]
+    sol_cells = [c for c in cells if has_tag(c, "solution")]
     errors_outside, errors_in_answers, attempted = [], [], {}
     for i, cell in enumerate(cells):
         if cell.cell_type != "code" or is_test(cell):
             continue
         err = k.run(cell)
         if err:
-            (errors_in_answers if _has(cell, "solution") else errors_outside).append(
+            (errors_in_answers if has_tag(cell, "solution") else errors_outside).append(
                 f"cell {i}: {_errmsg(err)[:300]}")
     for j, q in enumerate(qs):  # a part still holding its stub was not attempted
         ref = stub(source_nb.cells[q.cell].source, q.name)

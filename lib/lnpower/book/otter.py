@@ -24,6 +24,8 @@ import nbformat
 import yaml
 
 from . import assignments as A
+from .editions import notebooks
+from .exercises import has_tag
 
 
 def _raw(text: str):
@@ -79,21 +81,21 @@ def master(nb, name: str, requirements: str | None = None):
             close()
             solutions = A.SOLUTION_BLOCK.findall(cell.source)
             text = A.SOLUTION_BLOCK.sub("", cell.source).strip()
-            graded = any(A._has(c, "solution") for c in _exercise_cells(nb, i))
+            graded = any(has_tag(c, "solution") for c in _exercise_cells(nb, i))
             if A.EXERCISE.search(cell.source) and not graded:  # written work: a manual question
                 written += 1
                 label = A.EXERCISE.findall(cell.source)[-1][1]
                 cells += [_raw(f"# BEGIN QUESTION\nname: {label}\nmanual: true\npoints: 0"),
                           nbformat.v4.new_markdown_cell(text), _raw("# BEGIN SOLUTION")]
                 cells += [nbformat.v4.new_markdown_cell(s.strip()) for s in solutions]
-                cells += [c for c in _exercise_cells(nb, i) if A._has(c, "answer")]
+                cells += [c for c in _exercise_cells(nb, i) if has_tag(c, "answer")]
                 cells += [_raw("# END SOLUTION"), _raw("# END QUESTION")]
                 continue
             if A.EXERCISE.search(cell.source):
                 pending_prompt = (text, solutions)
             elif text:
                 cells.append(nbformat.v4.new_markdown_cell(text))
-        elif A._has(cell, "solution"):
+        elif has_tag(cell, "solution"):
             close()
             q = qs[i]
             prompt, solutions = pending_prompt or ("", [])
@@ -121,7 +123,7 @@ def master(nb, name: str, requirements: str | None = None):
             head = '""" # BEGIN TEST CONFIG\n' + yaml.safe_dump(config, sort_keys=False) + \
                 '""" # END TEST CONFIG\n'
             cells.append(nbformat.v4.new_code_cell(head + t.source.strip()))
-        elif A._has(cell, "answer"):
+        elif has_tag(cell, "answer"):
             continue  # reference work of a written exercise: with its manual question above
         else:
             close()
@@ -160,7 +162,7 @@ def export(book, out, requirements: str | None = None, assign: bool = True) -> l
     ``out/CHAPTER/dist`` (``student/CHAPTER.ipynb`` and ``autograder/...zip``)."""
     out = Path(out)
     done = []
-    for p in A._notebooks(book):
+    for p in notebooks(book):
         nb = nbformat.read(p, as_version=4)
         if not A.questions(nb):
             continue
