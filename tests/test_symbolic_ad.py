@@ -64,7 +64,7 @@ def test_monotone_derivative_matches_finite_difference():
     f = sp.lambdify(rho, dist2.subs(point))
     r0, h = 0.7, 1e-6
     fd = (f(r0 + h) - f(r0 - h)) / (2 * h)
-    ts = {sp.Symbol(f"t{i + 1}", positive=True): t[i].subs(point).subs(rho, r0) for i in (1, 2)}
+    ts = {sp.Symbol(f"zeta{i + 1}", positive=True): t[i].subs(point).subs(rho, r0) for i in (1, 2)}
     claimed = float(out["derivative"].subs(point).subs(ts).subs(rho, r0))
     assert claimed < 0 and math.isclose(claimed, fd, rel_tol=1e-6)
 
@@ -133,7 +133,7 @@ def test_bound_certificates_and_a_false_bound(dim, r):
     s, g = out["variables"]
     assert appendix_d.nonnegative_certificate(out["upper"], (*s, *g))
     assert appendix_d.nonnegative_certificate(out["lower"], (*s, *g))
-    wrong = out["perp2"] * out["x_next"] * out["D"] - out["N"] * out["x1"]
+    wrong = out["perp2"] * out["xi_next"] * out["den"] - out["num"] * out["xi1"]
     assert not appendix_d.nonnegative_certificate(wrong, (*s, *g))
 
 

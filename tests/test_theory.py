@@ -142,3 +142,15 @@ def test_reduced_adam_is_torch_adam():
         opt.step()
     assert t.tolist() == [50]
     np.testing.assert_allclose([w[0], v[0]], p.detach().numpy(), rtol=1e-12)
+
+
+def test_draw_is_shared_and_read_only():
+    """The same draw twice is one Sample (kept in memory), and nobody can change it."""
+    task = Task("sphere", 4, 8)
+    first, again = theory.draw(task, 300, 11), theory.draw(task, 300, 11)
+    assert first is again and theory.draw(task, 300, 12) is not first
+    with pytest.raises(ValueError, match="read-only"):
+        first.lam[0, 0] = 0.0
+    c2 = np.full((2, 4), 0.25)
+    theory.Sample.from_spectrum(task, np.ones((2, 4)), c2)
+    c2[0, 0] = 1.0  # the caller's array stays writable

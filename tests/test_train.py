@@ -163,3 +163,22 @@ def test_column_variant_is_the_engine():
     with pytest.raises(ValueError, match="single layer"):
         variants.train_layer("column", False, TrainConfig(**SMALL, model="looped", loops=2,
                                                           target="subspace"))
+
+
+def test_cache_key_follows_the_code_not_the_docstrings(tmp_path):
+    """A module's normalised code is remembered per version of the file: a docstring edit
+    keeps it, a code edit changes it."""
+    import os
+
+    from lnpower.cache import _normalised
+
+    f = tmp_path / "m.py"
+
+    def version(text, stamp):
+        f.write_text(text)
+        os.utime(f, ns=(stamp, stamp))
+        return _normalised(f, f.stat().st_mtime_ns)
+
+    base = version('def g():\n    """one"""\n    return 1\n', 10**9)
+    assert version('def g():\n    """two"""\n    return 1\n', 2 * 10**9) == base
+    assert version('def g():\n    """two"""\n    return 2\n', 3 * 10**9) != base

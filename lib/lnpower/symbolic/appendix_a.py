@@ -166,23 +166,24 @@ def _per_sample_dist2(L=Lsym):
 
 def monotone() -> dict[str, sp.Expr]:
     """Appendix A (convergence): the per-sample loss decreases in rho (d = 3, r = 1, symbolic
-    L). With t_i = mu_i/mu_1 (derived: ``dt_i/drho = -(lambda_1 - lambda_i)/mu_1^2``) the
-    expansion is ``N/(c_1^2 + N)``, N = sum_{i>1} c_i^2 t_i^{2L}, and by the chain rule
-    ``dDist^2/drho = -(2 L c_1^2/(mu_1^2 (c_1^2 + N)^2)) sum_{i>1} c_i^2 t_i^{2L-1}
-    (lambda_1 - lambda_i)`` (asserted equal to SymPy's derivative): every factor is >= 0 when
-    lambda_1 >= lambda_i, so the loss is non-increasing in rho."""
+    L). With zeta_i = mu_i/mu_1 (derived: ``dzeta_i/drho = -(lambda_1 - lambda_i)/mu_1^2``)
+    the expansion is ``num/(c_1^2 + num)``, num = sum_{i>1} c_i^2 zeta_i^{2L}, and by the chain
+    rule ``dDist^2/drho = -(2 L c_1^2/(mu_1^2 (c_1^2 + num)^2)) sum_{i>1} c_i^2
+    zeta_i^{2L-1} (lambda_1 - lambda_i)`` (asserted equal to SymPy's derivative): every factor
+    is >= 0 when lambda_1 >= lambda_i, so the loss is non-increasing in rho. (zeta and num,
+    not the book's t and N, which are a training step and a training-set size.)"""
     _, t = _per_sample_dist2()
     mu1 = 1 + rho * LAMBDAS[0]
     dt = {i: sp.factor(sp.diff(t[i], rho)) for i in (1, 2)}
     for i, expr in dt.items():
         assert is_zero(expr + (LAMBDAS[0] - LAMBDAS[i]) / mu1**2)
-    T = {i: sp.Function(f"t{i + 1}")(rho) for i in (1, 2)}
-    ts = {i: sp.Symbol(f"t{i + 1}", positive=True) for i in (1, 2)}
-    N = sum(C[i] ** 2 * T[i] ** (2 * Lsym) for i in (1, 2))
-    derivative = sp.diff(N / (C[0] ** 2 + N), rho)
+    T = {i: sp.Function(f"zeta{i + 1}")(rho) for i in (1, 2)}
+    ts = {i: sp.Symbol(f"zeta{i + 1}", positive=True) for i in (1, 2)}
+    num = sum(C[i] ** 2 * T[i] ** (2 * Lsym) for i in (1, 2))
+    derivative = sp.diff(num / (C[0] ** 2 + num), rho)
     derivative = derivative.subs({sp.Derivative(T[i], rho): dt[i] for i in (1, 2)})
     derivative = derivative.subs({T[i]: ts[i] for i in (1, 2)})
-    Ns = N.subs({T[i]: ts[i] for i in (1, 2)})
+    Ns = num.subs({T[i]: ts[i] for i in (1, 2)})
     claimed = -(2 * Lsym * C[0] ** 2 / (mu1**2 * (C[0] ** 2 + Ns) ** 2)) * sum(
         C[i] ** 2 * ts[i] ** (2 * Lsym - 1) * (LAMBDAS[0] - LAMBDAS[i]) for i in (1, 2))
     assert sp.simplify(derivative - claimed) == 0

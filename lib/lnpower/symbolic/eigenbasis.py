@@ -17,7 +17,7 @@ C = sp.Matrix(sp.symbols("c1:4", real=True))  # coordinates of a in the eigenbas
 rho = sp.Symbol("rho", positive=True)
 Lsym = sp.Symbol("L", positive=True, integer=True)
 P_SYMS = sp.symbols("p1:4", real=True)  # the rotation's parameters
-M_SYMS = sp.symbols("m1:4", positive=True)  # m_i = mu_i^L (step 2)
+M_SYMS = sp.symbols("nu1:4", positive=True)  # nu_i = mu_i^L (Appendix D, step 2)
 K_SYM = sp.Symbol("k", nonzero=True, real=True)  # a scale (step 4)
 GENS = (*P_SYMS, *LAMBDAS, *C, gamma, rho, *M_SYMS, K_SYM)
 
