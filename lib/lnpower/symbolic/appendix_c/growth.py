@@ -62,9 +62,11 @@ def reduced_loss() -> dict:
     (Appendix C.2.1 step 2, C.3 step 1):
     ``||h||^2 = 1 + 2 gamma q + gamma^2 s^2``,
     ``cos theta = y^T t = (q + gamma s^2)/(s ||h||)``,
-    ``loss = ||y - t||^2 = 2 - 2 cos theta``; with x = gamma s, omega = q/s (the Python
-    name ``c``), ``cos theta = (omega + x)/sqrt(x^2 + 2x omega + 1)``; and
-    ``d loss/d gamma = a^T S g_h = -2 s (1 - omega^2)/(x^2 + 2x omega + 1)^(3/2)``.
+    ``loss = ||y - t||^2 = 2 - 2 cos theta``; with x = gamma s and
+    omega = q/s (the Python name ``c``),
+    ``cos theta = (omega + x)/sqrt(x^2 + 2x omega + 1)``; and
+    ``d loss/d gamma = a^T S g_h``
+    ``= -2 s (1 - omega^2)/(x^2 + 2x omega + 1)^(3/2)``.
     """
     h = a + gamma * S * a
     rules = {a.T * a: 1, a.T * S * a: q, a.T * S * S * a: s**2}
