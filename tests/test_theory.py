@@ -154,3 +154,37 @@ def test_draw_is_shared_and_read_only():
     c2 = np.full((2, 4), 0.25)
     theory.Sample.from_spectrum(task, np.ones((2, 4)), c2)
     c2[0, 0] = 1.0  # the caller's array stays writable
+
+
+def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
+    """A Task 1 draw, a table of F and a run on it are computed once and then read from the
+    disk cache (another process sees the same numbers); ``cache=False`` stores nothing, and
+    another seed is another entry."""
+    from lnpower import cache, montecarlo
+
+    task = Task("sphere", 4, 8)
+    first = theory.draw(task, 500, 21, cache=tmp_path)
+    tab = dynamics.ln_layer_table(first, points=200, cache=tmp_path)
+    run = dynamics.run(tab, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["draw", "run", "table"]
+    theory.draw.cache_clear()  # as in a fresh process
+
+    def fail(*args):
+        raise AssertionError("recomputed instead of read from the cache")
+
+    monkeypatch.setattr(montecarlo, "_spectra", fail)
+    again = theory.draw(task, 500, 21, cache=tmp_path)
+    assert again is not first and np.array_equal(again.lam, first.lam)
+    assert again.fingerprint == first.fingerprint
+    tab2 = dynamics.Table.build(fail, points=200, cache=tmp_path,
+                                key=["ln_layer", repr(task), again.fingerprint])
+    assert tab2.logF == tab.logF and tab2.slope == tab.slope
+    run2 = dynamics.run(tab2, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
+    assert all(np.array_equal(a, b) for a, b in zip(run, run2))
+    with pytest.raises(AssertionError, match="recomputed"):
+        theory.draw(task, 500, 22, cache=tmp_path)
+    monkeypatch.undo()
+    before = len(list(tmp_path.iterdir()))
+    other = theory.draw(task, 500, 22, cache=False)
+    assert len(list(tmp_path.iterdir())) == before and other.fingerprint != first.fingerprint
+    assert cache.fingerprint(first.lam) != cache.fingerprint(first.lam.T)

@@ -1,5 +1,6 @@
-"""One disk cache for every computation the book repeats: trained histories (``train.fit_many``)
-and the normalisation study (``variants.compare``).
+"""One disk cache for every computation the book repeats: trained histories (``train.fit_many``),
+the normalisation study (``variants.compare``), Monte Carlo spectra (``montecarlo.draw``), the
+tables and runs of the reduced dynamics (``dynamics``) and the claims' measurements.
 
 A result is stored under a key that hashes its inputs, the code of the library modules that compute
 it (docstrings, comments and layout aside) and the torch version, so it is reused only where
@@ -18,6 +19,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 
 HERE = Path(__file__).parent
@@ -89,6 +91,25 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
     except OSError:  # another process stored the same entry first, or the disk is full
         shutil.rmtree(tmp, ignore_errors=True)
     return result
+
+
+def arrays(name: str, inputs, modules: tuple[str, ...], compute: Callable[[], dict],
+           cache=True) -> dict[str, np.ndarray]:
+    """:func:`cached` for a result that is a dict of numpy arrays (stored as one ``.npz``)."""
+    return cached(name, inputs, modules, compute,
+                  lambda out, folder: np.savez(folder / "arrays.npz", **out),
+                  lambda folder: dict(np.load(folder / "arrays.npz")), cache)
+
+
+def fingerprint(*xs) -> str:
+    """A short hash of the contents of numpy arrays (or lists of floats): a cache input that
+    names data by what it holds."""
+    h = hashlib.sha256()
+    for x in xs:
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        h.update(str(x.shape).encode())
+        h.update(x.tobytes())
+    return h.hexdigest()[:20]
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:

@@ -17,6 +17,7 @@ from functools import partial
 
 import numpy as np
 
+from . import cache as _cache
 from . import theory
 from .config import ADAM
 
@@ -41,17 +42,38 @@ class Table:
         points: int = 3000,
         scale: float = 1e-2,
         chunk: int = 4,
+        key=None,
+        cache=True,
     ) -> Table:
-        u = np.linspace(0.0, math.log1p(rho_max / scale), points)
-        rho = scale * np.expm1(u)
-        F = np.concatenate(
-            [F_exact(rho[i : i + chunk]) for i in range(0, points, chunk)]
-        )
-        if not (F < 0).all():
-            raise ValueError(
-                "F must be negative on the grid (the loss decreases in rho)"
+        """Tabulate ``F_exact``. With a ``key`` naming F (JSON data), the
+        grid goes to the disk cache (``cache``, see
+        :func:`lnpower.cache.directory`)."""
+
+        def compute():
+            u = np.linspace(0.0, math.log1p(rho_max / scale), points)
+            rho = scale * np.expm1(u)
+            F = np.concatenate(
+                [F_exact(rho[i : i + chunk]) for i in range(0, points, chunk)]
             )
-        logF = np.log(-F)
+            if not (F < 0).all():
+                raise ValueError(
+                    "F must be negative on the grid (the loss decreases in rho)"
+                )
+            return {"u": u, "logF": np.log(-F)}
+
+        grid = (
+            compute()
+            if key is None
+            else _cache.arrays(
+                "table",
+                [key, rho_max, points, scale, chunk],
+                ("dynamics", "theory", "landscape", "montecarlo"),
+                compute,
+                cache,
+            )
+        )
+        u, logF = grid["u"], grid["logF"]
+        rho = scale * np.expm1(u[-2:])
         slope = (logF[-1] - logF[-2]) / math.log(rho[-1] / rho[-2])
         return cls(
             float(u[1] - u[0]), scale, logF.tolist(), float(slope), F_exact
@@ -119,9 +141,13 @@ class Table:
 
 def ln_layer_table(sample: theory.Sample, **kw) -> Table:
     """F(gamma) = L'(gamma)/d for the LN layer (Theorem 4.3, F_t of
-    Appendix C)."""
+    Appendix C); cached on disk under the sample's fingerprint."""
     d = sample.task.d
-    return Table.build(lambda g: theory.ln_layer_dloss(sample, g) / d, **kw)
+    return Table.build(
+        lambda g: theory.ln_layer_dloss(sample, g) / d,
+        key=["ln_layer", repr(sample.task), sample.fingerprint],
+        **kw,
+    )
 
 
 def looped_table(
@@ -139,6 +165,7 @@ def looped_table(
         lambda r: theory.looped_dloss(sample, r, L) / d,
         rho_max=rho_max,
         points=points,
+        key=["looped", L, repr(sample.task), sample.fingerprint],
         **kw,
     )
 
@@ -155,13 +182,16 @@ def _advance(F, w: float, v: float, eta: float, m: int, t0: int = 0):
     return w, v
 
 
-def run(F, w0: float, v0: float, eta: float, steps: int, record=None):
+def run(F, w0: float, v0: float, eta: float, steps: int, record=None,
+        cache=True):
     """Iterate ``w' = w - eta v F(wv)``, ``v' = v - eta w F(wv)`` for
     ``steps`` steps.
 
     ``record``: step numbers at which to store (t, w, v) (those outside
     0..steps are ignored); default every step. Returns numpy arrays ``(t,
-    w, v)``."""
+    w, v)``. A run on a :class:`Table` with a ``record`` goes to the disk
+    cache (``cache``, see :func:`lnpower.cache.directory`): 10^7 steps take
+    seconds."""
     if eta <= 0 or steps < 0:
         raise ValueError("eta must be > 0 and steps >= 0")
     rec = (
@@ -169,16 +199,31 @@ def run(F, w0: float, v0: float, eta: float, steps: int, record=None):
         if record is None
         else sorted({int(t) for t in record if 0 <= t <= steps})
     )
-    advance = F.advance if isinstance(F, Table) else partial(_advance, F)
-    ts, ws, vs = [], [], []
-    t, w, v = 0, float(w0), float(v0)
-    for r in rec:
-        w, v = advance(w, v, eta, r - t, t)
-        t = r
-        ts.append(t)
-        ws.append(w)
-        vs.append(v)
-    return np.array(ts), np.array(ws), np.array(vs)
+
+    def compute():
+        advance = F.advance if isinstance(F, Table) else partial(_advance, F)
+        ts, ws, vs = [], [], []
+        t, w, v = 0, float(w0), float(v0)
+        for r in rec:
+            w, v = advance(w, v, eta, r - t, t)
+            t = r
+            ts.append(t)
+            ws.append(w)
+            vs.append(v)
+        return {"t": np.array(ts), "w": np.array(ws), "v": np.array(vs)}
+
+    if isinstance(F, Table) and record is not None:
+        table = [_cache.fingerprint(F.logF), F.h, F.scale, F.slope]
+        out = _cache.arrays(
+            "run",
+            [table, float(w0), float(v0), eta, steps, rec],
+            ("dynamics",),
+            compute,
+            cache,
+        )
+    else:
+        out = compute()
+    return out["t"], out["w"], out["v"]
 
 
 def run_adam(F, w0: float, v0: float, lr: float, steps: int, record=None):

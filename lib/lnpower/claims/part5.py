@@ -6,6 +6,7 @@ from functools import cache
 
 import numpy as np
 
+from .. import cache as _cache
 from .. import dynamics, inference, model, stability, theory, variants
 from ..config import ADAM, PAPER, paper_config
 from ..tasks import generator, principal_projector
@@ -205,12 +206,24 @@ def fixed_point(task: str, target: str) -> tuple[float, float]:
 
 @cache
 def hessians(samples: int = 200_000) -> dict:
-    """The population Hessian blocks at the no-LN fixed point, both tasks and targets."""
+    """The population Hessian blocks at the no-LN fixed point, both tasks and targets
+    (``{(task, target): {direction: block}}``, see ``stability.hessian_blocks``; cached)."""
+    flat = _cache.arrays("hessians", [samples], _cache.PACKAGE, lambda: _hessians(samples))
+    out = {}
+    for name, x in flat.items():
+        t, tg, kind, field = name.split("|")
+        block = out.setdefault((t, tg), {}).setdefault(kind, {})
+        block[field] = float(x) if field == "stderr" else x
+    return out
+
+
+def _hessians(samples: int) -> dict[str, np.ndarray]:
     out = {}
     for t in TASKS:
         points = {tg: fixed_point(t, tg) for tg in ("normalized", "unnormalized")}
         for tg, blocks in stability.hessian_blocks(paper_task(t), points, samples).items():
-            out[t, tg] = blocks
+            for kind, block in blocks.items():
+                out.update({f"{t}|{tg}|{kind}|{k}": np.asarray(v) for k, v in block.items()})
     return out
 
 
