@@ -45,15 +45,15 @@ RUN = ROOT / "_build" / "nbval_run.json"  # the whole run's wall-clock time, for
 NO_RUN = {"nb": None, "ok": 0, "failed": 1, "seconds": 0.0}  # a notebook that did not run
 # run last: the report reads the claims the chapters have measured (lnpower.claims.check)
 BACK_MATTER = ("reproduction",)
-# seconds under nbval from an empty cache, one thread each (2026-12-01), longest first: the two
+# seconds under nbval from one empty cache, one thread each (2026-12-01), longest first: the two
 # lanes then finish close together. looped_power_method reads experiments_looped's runs from
 # the cache, so it must start after that finishes (as it does, well down this list); cold it
 # takes 140 s. Notebooks not listed run last, in name order.
-EXPECTED = {"experiments_looped": 123, "experiments": 74, "beyond_training": 49,
-            "without_ln": 50, "proof_looped": 40, "beyond": 38, "principal_components": 23,
-            "looped_power_method": 23, "status": 22, "out_of_distribution": 20,
-            "proof_with_ln": 19, "proof_without_ln": 18, "with_ln": 17, "proof_ood": 15,
-            "three_models": 12, "transformer": 7}
+EXPECTED = {"experiments_looped": 120, "experiments": 58, "beyond_training": 51,
+            "without_ln": 44, "proof_looped": 39, "beyond": 29, "status": 26,
+            "principal_components": 24, "looped_power_method": 19, "proof_without_ln": 18,
+            "proof_with_ln": 17, "out_of_distribution": 12, "proof_ood": 9, "with_ln": 8,
+            "transformer": 6, "three_models": 5}
 
 
 def execute_as_jupyter(self, cell_input, allow_stdin=None):
