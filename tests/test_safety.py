@@ -68,6 +68,23 @@ def test_interrupted_computation_leaves_no_cache_entry(tmp_path):
     assert cache.cached("t", [1], ("model",), boom, save, load, tmp_path) == 7  # stored
 
 
+def test_a_stored_entry_is_never_replaced(tmp_path):
+    """Two processes compute the same entry at once (two chapters side by side): the first
+    to finish stores it; the second keeps it (a reader may be loading it) and only returns
+    its own result."""
+    save = lambda x, folder: (folder / "x").write_text(str(x))  # noqa: E731
+    load = lambda folder: int((folder / "x").read_text())  # noqa: E731
+
+    def slower():  # the other process stores its result while this one computes
+        assert cache.cached("t", [2], ("model",), lambda: 5, save, load, tmp_path) == 5
+        return 6
+
+    assert cache.cached("t", [2], ("model",), slower, save, load, tmp_path) == 6
+    (entry,) = tmp_path.iterdir()
+    assert load(entry) == 5 and (entry / "done").exists()
+    assert cache.cached("t", [2], ("model",), lambda: 9, save, load, tmp_path) == 5
+
+
 def test_memory_refused_up_front(monkeypatch, capsys):
     cfg = TrainConfig(train_size=10**9, steps=1)
     with pytest.raises(MemoryError, match=r"needs about [\d.]+ GiB"):

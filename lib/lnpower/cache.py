@@ -85,6 +85,8 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
     try:
         save(result, tmp)
         (tmp / "done").touch()
+        if (entry / "done").exists():  # another process stored it meanwhile: keep theirs
+            raise FileExistsError(entry)
         if entry.exists():  # an unfinished entry from an interrupted run
             shutil.rmtree(entry, ignore_errors=True)
         os.replace(tmp, entry)
