@@ -9,6 +9,8 @@
   cache (cold, as a first run in Colab) and again with the cache it filled (warm), as
   measured by ``python tests/chapter_times.py``, which writes ``book/_data/chapter_times.json``
   (the measurement's date and machine are shown).
+- ``library-times`` (``:budget:`` seconds): the library's budgets and ``python -m lnpower
+  bench`` for both models, measured by the same script on a quiet machine.
 
 Statuses are words, not emoji (a missing glyph would render as an empty box).
 """
@@ -105,6 +107,25 @@ def _chapter_times(path: str, budget) -> list[nodes.Node]:
             para]
 
 
+def _library_times(path: str, budget) -> list[nodes.Node]:
+    data = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+    if "library" not in data:
+        return [nodes.paragraph(text="No measurement yet: run python tests/chapter_times.py "
+                                     "--library.")]
+    lib = data["library"]
+    budgets = _table(["computation", "seconds", f"within {budget} s?"],
+                     [[what, f"{sec:.1f}", _verdict(sec, budget)]
+                      for what, sec in lib["budgets"].items()])
+    bench = _table(["model", "engine (steps/s)", "naive (steps/s)", "speed-up", "GFLOP/s",
+                    "of the matmul peak"],
+                   [[f"{r['model']} (L = {r['loops']})", f"{r['engine_steps_per_s']:.1f}",
+                     f"{r['naive_steps_per_s']:.1f}", f"{r['speedup']:.2f}x",
+                     f"{r['gflops']:.1f}", f"{100 * r['efficiency']:.0f} % of "
+                     f"{r['peak_gflops']:.0f}"] for r in lib["bench"]])
+    return [budgets, bench, nodes.paragraph(text=f"Measured on {data['date']} "
+                                                 f"({data['machine']}).")]
+
+
 class TimingTransform(SphinxPostTransform):
     default_priority = 8
 
@@ -112,6 +133,8 @@ class TimingTransform(SphinxPostTransform):
         for node in list(self.document.findall(TimingNode)):
             if node["kind"] == "exec-total":
                 new = _exec_total(self.env, node["budget"])
+            elif node["kind"] == "library-times":
+                new = _library_times(node["data"], node["budget"])
             else:
                 new = _chapter_times(node["data"], node["budget"])
             node.replace_self(new)
@@ -121,5 +144,6 @@ def setup(app):
     app.add_node(TimingNode)
     app.add_directive("exec-total", Timing)
     app.add_directive("chapter-times", Timing)
+    app.add_directive("library-times", Timing)
     app.add_post_transform(TimingTransform)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
