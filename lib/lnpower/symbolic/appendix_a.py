@@ -192,9 +192,11 @@ def monotone() -> dict[str, sp.Expr]:
 
 def large_rho() -> dict[str, sp.Expr]:
     """Appendix A.5: the per-sample Dist^2 for large rho (d = 3, r = 1, symbolic L): series in
-    x = 1/rho. The constant term is the power method's error ``sum_{i>1} p_i/P`` and the
-    limit rho -> oo equals it; the coefficient of 1/rho is asserted equal to the integrand of
-    ``theory.c_L``: ``(2L/lambda_1) P_top sum_{i>1} p_i (lambda_1/lambda_i - 1)/P^2``,
+    x = 1/rho. The power method's error is derived from its definition in the eigenbasis,
+    ``Dist^2(y, V) = 1 - y_1^2/||y||^2`` for ``y = S^L a``, ``S = diag(lambda)``: it is
+    ``sum_{i>1} p_i/P``, and both the constant term and the limit rho -> oo equal it; the
+    coefficient of 1/rho is asserted equal to the integrand of ``theory.c_L``:
+    ``(2L/lambda_1) P_top sum_{i>1} p_i (lambda_1/lambda_i - 1)/P^2``,
     ``p_i = c_i^2 (lambda_i/lambda_1)^{2L}``, P = sum p_i, P_top = p_1."""
     x = sp.Symbol("x", positive=True)
     dist2, _ = _per_sample_dist2()
@@ -205,7 +207,9 @@ def large_rho() -> dict[str, sp.Expr]:
     lam1 = LAMBDAS[0]
     p = [C[i] ** 2 * (LAMBDAS[i] / lam1) ** (2 * Lsym) for i in range(3)]
     P = sum(p)
-    power_method = (p[1] + p[2]) / P
+    y = sp.diag(*LAMBDAS) ** Lsym * C  # L power iterations from a, in the eigenbasis
+    power_method = 1 - y[0] ** 2 / (y.T * y)[0]
+    assert sp.simplify(power_method - (p[1] + p[2]) / P) == 0
     library = 2 * Lsym / lam1 * p[0] * sum(p[i] * (lam1 / LAMBDAS[i] - 1) for i in (1, 2)) / P**2
     lim = sp.limit(dist2, rho, sp.oo)
     assert sp.simplify(const - power_method) == 0
