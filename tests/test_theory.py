@@ -109,13 +109,13 @@ def test_integer_power_matches_numpy():
 
 def test_descent_lemma_is_the_exact_loss_change():
     lemma = appendix_b.descent_lemma()
-    k2, g_star, d, eta, S, g = 5.875, 0.66, 16, 0.1, 1.7, 0.2
+    k2, g_star, d, eta, Q, g = 5.875, 0.66, 16, 0.1, 1.7, 0.2
     F = 2 * k2 / d * (g - g_star)
-    g_next = g - eta * S * F + eta**2 * g * F**2
+    g_next = g - eta * Q * F + eta**2 * g * F**2
     exact = k2 * ((g_next - g_star) ** 2 - (g - g_star) ** 2)
     sym = {s.name: s for s in lemma["change"].free_symbols}
     value = lemma["change"].subs({sym["kappa2"]: k2, sym["d"]: d, sym["eta"]: eta, sym["F"]: F,
-                                  sym["gamma"]: g, sym["S"]: S})
+                                  sym["gamma"]: g, sym["Q"]: Q})
     assert math.isclose(float(value), exact, rel_tol=1e-12)
     assert lemma["ratio_max"] < 0.5
 

@@ -92,33 +92,34 @@ def level_set() -> list:
 def descent_lemma() -> dict[str, sp.Expr]:
     """Theorem 4.2's descent lemma (Appendix B.2.3, Parts 1 and 3). For the quadratic
     ``L = L* + kappa2 (gamma - gamma*)^2`` (so F = L'/d) one step of the gamma recursion
-    (:func:`scalar_recursions`) changes the loss by exactly ``-eta d S F^2 + B`` with
-    ``B = eta^2 d gamma F^3 + kappa2 (eta^2 S^2 F^2 - 2 eta^3 gamma S F^3 + eta^4 gamma^2 F^4)``
-    (S = alpha~^2 + beta~^2, the paper's S_t; the book's Q). Divided by ``eta d S F^2``, B is
-    ``x r + y (1 - x r)^2`` with x = eta F, r = gamma/S (``|r| <= 1/2`` always) and
-    y = kappa2 eta S/d. Under the first two conditions of eta_max, ``|x| <= 1/4`` and y <= 1/8,
-    that ratio is at most 113/512 < 1/2: the loss falls by at least ``eta d S F^2 / 2`` per
+    (:func:`scalar_recursions`) changes the loss by exactly ``-eta d Q F^2 + B`` with
+    ``B = eta^2 d gamma F^3 + kappa2 (eta^2 Q^2 F^2 - 2 eta^3 gamma Q F^3 + eta^4 gamma^2 F^4)``
+    (Q = alpha~^2 + beta~^2, the paper's S_t). Divided by ``eta d Q F^2``, B is
+    ``chi u + vartheta (1 - chi u)^2`` with chi = eta F, u = gamma/Q (``|u| <= 1/2`` always)
+    and vartheta = kappa2 eta Q/d (Greek, so that x and y keep their meanings elsewhere in the
+    book). Under the first two conditions of eta_max, ``|chi| <= 1/4`` and vartheta <= 1/8,
+    that ratio is at most 113/512 < 1/2: the loss falls by at least ``eta d Q F^2 / 2`` per
     step (Part 3)."""
-    S = sp.Symbol("S", real=True)
-    x, r, y = sp.symbols("x r y", real=True)
+    chi, u, th = sp.symbols("chi u vartheta", real=True)
     L = lambda g: L_star + k2 * (g - gamma_star) ** 2
     Fg = sp.diff(L(gamma), gamma) / d
-    g_next = scalar_recursions()["gamma"].subs(Q, S).subs(F, Fg)
+    g_next = scalar_recursions()["gamma"].subs(F, Fg)
     change = sp.expand(L(g_next) - L(gamma))
-    B = eta**2 * d * gamma * F**3 + k2 * (eta**2 * S**2 * F**2 - 2 * eta**3 * gamma * S * F**3
+    B = eta**2 * d * gamma * F**3 + k2 * (eta**2 * Q**2 * F**2 - 2 * eta**3 * gamma * Q * F**3
                                           + eta**4 * gamma**2 * F**4)
-    assert is_zero(change - (-eta * d * S * F**2 + B).subs(F, Fg))
-    ratio = x * r + y * (1 - x * r) ** 2
-    assert is_zero((B / (eta * d * S * F**2)).subs(gamma, r * S)
-                   - ratio.subs({x: eta * F, y: k2 * eta * S / d}))
-    # increasing in y ((1 - xr)^2 >= 0) and in p = xr (slope 1 - 2y(1 - p) >= 1 - 9/32 > 0) on
-    # |p| <= 1/8, 0 <= y <= 1/8: the maximum is at the corner p = y = 1/8
+    assert is_zero(change - (-eta * d * Q * F**2 + B).subs(F, Fg))
+    ratio = chi * u + th * (1 - chi * u) ** 2
+    assert is_zero((B / (eta * d * Q * F**2)).subs(gamma, u * Q)
+                   - ratio.subs({chi: eta * F, th: k2 * eta * Q / d}))
+    # increasing in vartheta ((1 - chi u)^2 >= 0) and in p = chi u (slope
+    # 1 - 2 vartheta (1 - p) >= 1 - 9/32 > 0) on |p| <= 1/8, 0 <= vartheta <= 1/8: the maximum
+    # is at the corner p = vartheta = 1/8
     p = sp.Symbol("p", real=True)
-    slope = sp.diff(ratio.subs(x * r, p), p)
-    assert slope.subs({p: -sp.Rational(1, 8), y: sp.Rational(1, 8)}) > 0  # its smallest value
-    ratio_max = ratio.subs({x: sp.Rational(1, 4), r: sp.Rational(1, 2), y: sp.Rational(1, 8)})
+    slope = sp.diff(ratio.subs(chi * u, p), p)
+    assert slope.subs({p: -sp.Rational(1, 8), th: sp.Rational(1, 8)}) > 0  # its smallest value
+    ratio_max = ratio.subs({chi: sp.Rational(1, 4), u: sp.Rational(1, 2), th: sp.Rational(1, 8)})
     assert ratio_max == sp.Rational(113, 512) and ratio_max < sp.Rational(1, 2)
-    return {"change": -eta * d * S * F**2 + B, "ratio": ratio, "ratio_max": ratio_max}
+    return {"change": -eta * d * Q * F**2 + B, "ratio": ratio, "ratio_max": ratio_max}
 
 
 def contraction() -> dict[str, sp.Expr]:
