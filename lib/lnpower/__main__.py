@@ -39,7 +39,7 @@ def cmd_theory(args) -> dict:
 
 TRAIN_OPTIONS = ("task", "d", "n", "m", "model", "loops", "layer_norm", "target", "lr", "batch",
                  "steps", "train_size", "test_size", "eval_size", "seed", "v0", "device",
-                 "dtype", "optimizer")
+                 "dtype", "optimizer", "sampling")
 
 
 def cmd_train(args) -> dict:
@@ -48,6 +48,11 @@ def cmd_train(args) -> dict:
     from .train import fit
 
     given = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
+    if args.epochs is not None:
+        if args.epochs <= 0 or "steps" in given:
+            raise ValueError("--epochs must be a positive integer and excludes --steps")
+        given["sampling"] = "epochs"
+        given["steps"] = TrainConfig(**given).epoch_steps(args.epochs)
     cfg = TrainConfig(**given)  # what is not given takes the paper's setting for the model
     if args.save:  # before any work: a run must not be lost to an unwritable path
         check_writable(args.save)
@@ -66,6 +71,15 @@ def cmd_claims(args) -> dict:
 
     results = claims.check_all()
     return {"summary": claims.summary(results), "claims": [r.as_dict() for r in results]}
+
+
+def cmd_stored_runs(args) -> dict:
+    from . import stored
+
+    names = args.name or list(stored.NAMES)
+    for n in names:
+        stored.configs(n)  # an unknown name fails here, before any training
+    return {"written": [str(p) for p in stored.regenerate(names)]}
 
 
 def cmd_bench(args) -> dict:
@@ -162,7 +176,7 @@ def main(argv=None) -> int:
     try:
         commands = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims,
                     "bench": cmd_bench, "assignments": cmd_assignments,
-                    "sync-colab": cmd_sync_colab}
+                    "sync-colab": cmd_sync_colab, "stored-runs": cmd_stored_runs}
         out = commands[args.command](args)
     except TrainingDiverged as err:
         print(f"error: {err}", file=sys.stderr)

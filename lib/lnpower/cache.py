@@ -10,6 +10,7 @@ place: an interrupted run leaves no half-written entry behind."""
 from __future__ import annotations
 
 import ast
+import fcntl
 import functools
 import hashlib
 import json
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from . import seeding
 
 HERE = Path(__file__).parent
 PACKAGE = ("*",)  # as ``modules``: every module of the library
@@ -59,29 +62,63 @@ def _normalised(path: Path, mtime_ns: int) -> bytes:
     return ast.dump(tree).encode()
 
 
-def key(inputs, modules: tuple[str, ...]) -> str:
-    """A short hash of ``inputs`` (anything JSON can write), the code of the named modules of
-    ``lnpower`` (not their docstrings, comments or layout) and the torch version."""
+def _hash(modules: tuple[str, ...]):
     h = hashlib.sha256(torch.__version__.encode())
     for mod in modules:
         h.update(_code(mod))
+    return h
+
+
+def code_fingerprint(modules: tuple[str, ...]) -> str:
+    """A short hash of the code of the named modules (not their docstrings, comments or
+    layout) and the torch version: what a stored result was computed by."""
+    return _hash(modules).hexdigest()[:20]
+
+
+def key(inputs, modules: tuple[str, ...]) -> str:
+    """A short hash of ``inputs`` (anything JSON can write), the code of the named modules of
+    ``lnpower``, the torch version and the seed shift (``LNPOWER_SEED``)."""
+    h = _hash(modules)
+    if seeding.shift():  # other draws, other entries
+        h.update(f"seed shift {seeding.shift()}".encode())
     h.update(json.dumps(inputs, sort_keys=True, default=str).encode())
     return h.hexdigest()[:20]
 
 
+class Busy(RuntimeError):
+    """Another process is computing the entry (raised by :func:`cached` with
+    ``wait=False``)."""
+
+
 def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
-           save: Callable[[object, Path], None], load: Callable[[Path], object], cache=True):
+           save: Callable[[object, Path], None], load: Callable[[Path], object], cache=True,
+           wait=True):
     """``compute()``, or its stored result. ``save(result, folder)`` writes a result into an
-    empty folder, ``load(folder)`` reads it back."""
+    empty folder, ``load(folder)`` reads it back. While one process computes an entry,
+    another that asks for it waits and then loads it (a lock file beside the entry), or,
+    with ``wait=False``, raises :class:`Busy` at once so that it can do other work first."""
     where = directory(cache)
     if where is None:
         return compute()
     entry = where / f"{name}-{key(inputs, modules)}"
     if (entry / "done").exists():
         return load(entry)
-    result = compute()
     where.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=where))
+    with open(where / f".{entry.name}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise Busy(entry.name) from None
+        if (entry / "done").exists():  # computed by the process we waited for
+            return load(entry)
+        result = compute()
+        _store(entry, result, save)
+    return result
+
+
+def _store(entry: Path, result, save) -> None:
+    """Write ``result`` into ``entry`` atomically (a temporary folder, then a rename)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
     try:
         save(result, tmp)
         (tmp / "done").touch()
@@ -92,7 +129,6 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
         os.replace(tmp, entry)
     except OSError:  # another process stored the same entry first, or the disk is full
         shutil.rmtree(tmp, ignore_errors=True)
-    return result
 
 
 def arrays(name: str, inputs, modules: tuple[str, ...], compute: Callable[[], dict],

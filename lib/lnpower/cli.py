@@ -64,6 +64,11 @@ def _train_args(r: argparse.ArgumentParser) -> None:
                        help=f"{text} (default: {getattr(PAPER, key)})")
     r.add_argument("--optimizer", choices=("sgd", "adam"), default=None,
                    help="sgd (the paper's, the default) or adam (torch.optim.Adam's update)")
+    r.add_argument("--sampling", choices=("replacement", "epochs"), default=None,
+                   help="minibatches drawn with replacement at every step (the default) or "
+                   "in passes without replacement (epochs)")
+    r.add_argument("--epochs", type=int, default=None, help="T as passes over the training "
+                   "set (sets --sampling epochs and --steps to epochs x (train size // batch))")
     r.add_argument("--device", default=None, help=f"cpu or cuda (default: {PAPER.device})")
     r.add_argument("--dtype", choices=("float32", "float64"), default=None,
                    help=f"(default: {PAPER.dtype})")
@@ -122,4 +127,10 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
+    s = sub.add_parser("stored-runs", help="train the stored runs at the epoch reading of T "
+                       "again and write them beside the library (about 15 min on 2 cores)")
+    s.add_argument("--name", action="append", default=None,
+                   help="one stored set (repeatable; default all: layer, no-ln-normalized, "
+                   "no-ln-unnormalized)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
     return p

@@ -14,6 +14,10 @@ from .tasks import TARGETS, Task
 
 MODELS = ("layer", "looped")
 OPTIMIZERS = ("sgd", "adam")
+# How minibatches are drawn: independently with replacement at every step (the book's
+# default), or in epochs, passes without replacement over a fresh permutation of the
+# training set (the last train_size % batch samples of each pass are dropped)
+SAMPLINGS = ("replacement", "epochs")
 ADAM = (0.9, 0.999, 1e-8)  # beta1, beta2, epsilon: torch.optim.Adam's defaults
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Per model, what §5 trains: the looped model (3.1) with L = 10 on the distance to the
@@ -53,6 +57,9 @@ class TrainConfig:
     ``"normalized"`` target Sa/||Sa|| (4.4) for the layer (or ``"unnormalized"``, Sa).
     ``v0`` (V21 = v0 I at t = 0) is the book's choice; the paper gives none.
     ``optimizer``: ``"sgd"`` (the paper's) or ``"adam"`` (torch.optim.Adam's update).
+    ``sampling``: minibatches drawn with replacement at every step (``"replacement"``) or
+    in passes without replacement (``"epochs"``, ``SAMPLINGS``); ``steps`` counts
+    iterations either way (:func:`epoch_steps` converts epochs).
     ``eval_size``: the training loss is recorded on a fixed random subset of this many
     training samples (an unbiased estimate of the full training loss), the test loss on the
     whole test set, at ``log_points`` log-spaced steps.
@@ -80,6 +87,7 @@ class TrainConfig:
     log_points: int = 20
     snapshot_steps: tuple[int, ...] = ()
     optimizer: str = "sgd"
+    sampling: str = "replacement"
 
     def __post_init__(self):
         if self.model not in MODELS:
@@ -105,6 +113,11 @@ class TrainConfig:
             raise ValueError("v0 must be finite and init_scale >= 0")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if self.sampling not in SAMPLINGS:
+            raise ValueError(f"sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
+        if self.sampling == "epochs" and self.batch > self.train_size:
+            raise ValueError(f"sampling 'epochs' needs batch <= train_size, got batch "
+                             f"{self.batch} > train_size {self.train_size}")
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
         if any(s < 0 or s > self.steps for s in self.snapshot_steps):
@@ -124,7 +137,12 @@ class TrainConfig:
         """What runs trained together must share."""
         return (self.d, self.n, self.model, self.loops, self.layer_norm, self.target,
                 self.batch, self.steps, self.train_size, self.test_size, self.eval_size,
-                self.dtype, self.device, self.log_points, self.snapshot_steps, self.optimizer)
+                self.dtype, self.device, self.log_points, self.snapshot_steps, self.optimizer,
+                self.sampling)
+
+    def epoch_steps(self, epochs: int) -> int:
+        """SGD iterations in ``epochs`` passes over the training set (whole batches)."""
+        return epochs * (self.train_size // self.batch)
 
     def departures(self) -> list[str]:
         """The assumptions of the paper's theorems that these settings break, one line each
@@ -133,6 +151,9 @@ class TrainConfig:
         if self.task == "sphere" and self.n <= self.d + 1:
             out.append(f"Assumption 3.2 (A3): with n = {self.n} <= d + 1 = {self.d + 1}, "
                        "E[1/lambda_d(X)] is infinite for Task 1")
+        if self.batch > self.train_size:
+            out.append(f"a minibatch of {self.batch} from a training set of "
+                       f"{self.train_size}: every step sees samples more than once")
         if self.init_scale > 0 or self.v0 <= 0:
             out.append("the initialisation of Theorems 4.1-4.3 (W = 0, V21 = v0 I with v0 > 0)")
         if self.optimizer != "sgd":

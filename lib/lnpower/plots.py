@@ -143,6 +143,67 @@ def losses(histories: dict[str, History], test: bool = False, ax=None, logy: boo
     return fig, finish(ax, "SGD step $t$", "loss", legend=legend)
 
 
+def ensemble_losses(runs: dict[str, list[History]], ax=None, test: bool = False):
+    """Fig. 2 over a seed ensemble: per label the median training loss (or test loss) with
+    its 10-90 % band against the step, log-log from t = 1."""
+    fig, ax = (ax.figure, ax) if ax is not None else subplots()
+    for i, (label, hs) in enumerate(runs.items()):
+        steps = np.asarray(hs[0].steps)
+        keep = steps >= 1
+        ys = [np.asarray(h.test_loss if test else h.train_loss)[keep] for h in hs]
+        band(ax, steps[keep], ys, color(label, i), label)
+    with style():
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    which = "test" if test else "training"
+    return fig, finish(ax, "SGD step $t$", f"{which} loss (median of {len(hs)} seeds)")
+
+
+def band(ax, x, ys, c, label: str | None = None, ls: str = "-"):
+    """The median over seeds of ``ys`` (seeds x points) against ``x``, with the band from
+    its 10 % to its 90 % quantile."""
+    lo, med, hi = np.quantile(np.asarray(ys, dtype=float), [0.1, 0.5, 0.9], axis=0)
+    with style():
+        ax.fill_between(x, lo, hi, color=c, alpha=0.25, lw=0)
+        ax.plot(x, med, ls, color=c, lw=1.5, ms=3, label=label)
+
+
+def ensemble_growth(runs: dict[str, list[History]], power: float, ax=None):
+    """Figs. 1 and 4 over a seed ensemble, log-log: per run label, the median of each active
+    weight (solid the first, dashed the second) with its 10-90 % band, and a dotted
+    ``t^power`` reference."""
+    fig, ax = (ax.figure, ax) if ax is not None else subplots()
+    first = next(iter(runs.values()))[0]
+    a, b = (r"\alpha_t", r"\beta_t") if first.config.model == "layer" else ("w_t", "v_t")
+    t = np.arange(1, len(first.w))
+    for i, (label, hs) in enumerate(runs.items()):
+        c = color(label, i)
+        band(ax, t, [h.w[1:] for h in hs], c, f"${a}$, {label}")
+        band(ax, t, [h.v[1:] for h in hs], c, f"${b}$, {label}", "--")
+    hs0 = next(iter(runs.values()))
+    ref = t**power * (np.median([h.v[-1] for h in hs0]) / t[-1] ** power) / 2
+    reference(ax, t, ref, rf"$\propto t^{{{power:.3g}}}$")
+    with style():
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    return fig, finish(ax, "SGD step $t$", f"active weight (median of {len(hs0)} seeds)")
+
+
+def error_bands(curves: list[dict], ax=None, ylabel: str = r"median $\sin\phi_L$"):
+    """Figs. 5 and G.3 over a seed ensemble: per key, the median over seeds of each seed's
+    curve (L = 1, 2, ...) with its 10-90 % band, semi-log; ``"power method"`` black and
+    dashed."""
+    fig, ax = (ax.figure, ax) if ax is not None else subplots()
+    for i, key in enumerate(curves[0]):
+        ys = [c[key] for c in curves]
+        L = np.arange(1, len(ys[0]) + 1)
+        pm = key == "power method"
+        band(ax, L, ys, "k" if pm else color(key, i), str(key), "--" if pm else "o-")
+    with style():
+        ax.set_yscale("log")
+    return fig, finish(ax, "loops $L$", ylabel)
+
+
 def error_vs_loops(errors: dict, ax=None, ylabel: str = r"$\sin\phi_L$"):
     """Error (sine of the angle to the principal subspace) against the number of loops L,
     semi-log (Figs. 5, G.3); the key ``"power method"`` is drawn black and dashed."""

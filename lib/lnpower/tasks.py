@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .seeding import mix
 from .subspace import (
     TARGETS,
     per_sample_loss,
@@ -39,9 +40,9 @@ def generator(
     seed: int, device: str | torch.device = "cpu"
 ) -> torch.Generator:
     """A fresh ``torch.Generator`` seeded with ``seed`` (no global state is
-    touched)."""
+    touched), shifted by ``LNPOWER_SEED`` (``lnpower.seeding``)."""
     g = torch.Generator(device=device)
-    g.manual_seed(int(seed))
+    g.manual_seed(mix(seed))
     return g
 
 

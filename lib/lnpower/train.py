@@ -26,7 +26,7 @@ from .tasks import embed, generator, targets
 
 STREAMS = ("train", "test", "batches", "init", "eval")  # one seed each, from the run's seed
 # the modules the numbers of a run depend on (its cache key)
-TRAINING_MODULES = ("engine", "model", "tasks", "subspace", "config", "train")
+TRAINING_MODULES = ("engine", "model", "tasks", "subspace", "config", "train", "seeding")
 
 
 class TrainingDiverged(RuntimeError):
@@ -119,11 +119,12 @@ def fit(config: TrainConfig, progress: bool | None = None, cache=None) -> Histor
 
 
 def fit_many(configs: list[TrainConfig], progress: bool | None = None,
-             cache=None) -> list[History]:
+             cache=None, wait: bool = True) -> list[History]:
     """Train independent runs as one batched computation (same numbers as one by one).
 
     ``cache`` (a folder, or ``True`` for the default, see ``lnpower.cache.directory``) keeps
-    the histories, so that another chapter asking for the same runs loads them instead."""
+    the histories, so that another chapter asking for the same runs loads them instead;
+    ``wait=False`` raises ``lnpower.cache.Busy`` if another process is training them now."""
     if not configs:
         raise ValueError("fit_many needs at least one TrainConfig")
     c0 = configs[0]
@@ -134,7 +135,23 @@ def fit_many(configs: list[TrainConfig], progress: bool | None = None,
         "fit", [dataclasses.asdict(c) for c in configs], TRAINING_MODULES,
         lambda: _train(configs, progress),
         lambda hist, folder: [h.save(folder / str(r)) for r, h in enumerate(hist)],
-        lambda folder: [History.load(folder / str(r)) for r in range(len(configs))], cache)
+        lambda folder: [History.load(folder / str(r)) for r in range(len(configs))], cache,
+        wait)
+
+
+def _epochs(configs: list[TrainConfig], gens):
+    """Minibatch indices for passes without replacement: step t takes the (t mod P)-th
+    batch of its epoch's permutation, P = train_size // batch, a new permutation per epoch."""
+    c0 = configs[0]
+    per = c0.train_size // c0.batch
+    perm = [None]
+
+    def draw(t):
+        if t % per == 0:
+            perm[0] = torch.stack([torch.randperm(c0.train_size, generator=g) for g in gens])
+        i = (t % per) * c0.batch
+        return perm[0][:, i:i + c0.batch]
+    return draw
 
 
 def _check_memory(configs: list[TrainConfig]) -> None:
@@ -183,11 +200,13 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
                 h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
             evaluating[0] += time.perf_counter() - t_ev
 
+    draw = _epochs(configs, batch_gens) if c0.sampling == "epochs" else \
+        (lambda t: torch.stack([torch.randint(c0.train_size, (c0.batch,), generator=g)
+                                for g in batch_gens]))
     record(0)
     with progress_bar(c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress) as bar:
         for t in range(c0.steps):
-            idx = torch.stack([torch.randint(c0.train_size, (c0.batch,), generator=g)
-                               for g in batch_gens]).to(dev)
+            idx = draw(t).to(dev)
             loss, gW, gV = model.loss_and_grad(take_E(idx), take_Y(idx), W, V)
             if not torch.isfinite(loss).all():
                 bad = [c.seed for c, ok in zip(configs, torch.isfinite(loss).tolist()) if not ok]

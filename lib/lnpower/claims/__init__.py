@@ -10,10 +10,13 @@ from .core import (
     STATUSES,
     Claim,
     Result,
+    Spread,
     check,
     check_all,
     claim,
     expect,
+    ordering,
+    over_seeds,
     summary,
     trend_status,
     verdict,
@@ -21,5 +24,6 @@ from .core import (
 )
 from .part1 import invariance_z
 
-__all__ = ["REGISTRY", "STATUSES", "Claim", "Result", "check", "check_all", "claim", "expect",
-           "summary", "trend_status", "verdict", "within", "invariance_z"]
+__all__ = ["REGISTRY", "STATUSES", "Claim", "Result", "Spread", "check", "check_all", "claim",
+           "expect", "ordering", "over_seeds", "summary", "trend_status", "verdict", "within",
+           "invariance_z"]

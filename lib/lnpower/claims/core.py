@@ -2,7 +2,15 @@
 value or prediction, a tolerance and a ``check`` that measures it now.
 
 Statuses: ``reproduced`` (within tolerance), ``partial`` (the trend holds but the stated value is
-not reached within the tolerance at the horizon checked), ``not reproduced``.
+not reached within the tolerance at the horizon checked), ``seed-dependent`` and
+``inconclusive`` (below), ``not reproduced``.
+
+A claim about SGD is measured over an ensemble of seeds (``lnpower.runs.ensemble``): its
+check returns a :class:`Spread`, the measured quantity and whether the paper's sentence
+holds, seed by seed. The rule (:meth:`Spread.status`): ``reproduced`` if the sentence holds
+for every seed, ``not reproduced`` if it holds for none, ``seed-dependent`` otherwise. An
+ordering (``A above B``) whose ensemble medians differ by less than the ensemble's spread is
+``inconclusive`` (:func:`ordering`), whatever each seed says.
 """
 
 from __future__ import annotations
@@ -12,9 +20,12 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from .. import cache as _cache
 
-STATUSES = ("reproduced", "partial", "not reproduced")
+STATUSES = ("reproduced", "partial", "seed-dependent", "inconclusive", "not reproduced")
+SOURCES = {"paper": "the paper's claims", "book": "the book's own claims"}
 # The paper's numbered statements: label of the box that states each, and its chapter
 STATEMENTS = {"def-3-1": "book/principal_components", "ass-3-2": "book/principal_components",
               "ex-3-3": "book/principal_components", "thm-4-1": "book/looped_power_method",
@@ -38,6 +49,76 @@ def statement_of(where: str) -> str:
     if not m:
         raise ValueError(f"{where!r} names no numbered statement; pass ref=")
     return f"{_KINDS[m.group(1).rstrip('s')]}-{m.group(2)}-{m.group(3)}"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A claim measured over an ensemble of seeds: the quantity (``values``) and whether the
+    paper's sentence holds (``holds``), one entry per seed."""
+
+    values: tuple[float, ...]
+    holds: tuple[bool, ...]
+
+    def __post_init__(self):
+        if not self.values or len(self.values) != len(self.holds):
+            raise ValueError("a Spread needs one value and one verdict per seed")
+
+    @property
+    def seeds(self) -> int:
+        return len(self.values)
+
+    def quantiles(self) -> tuple[float, float, float]:
+        """The median and the 10 % and 90 % quantiles over the seeds."""
+        q = np.quantile(np.asarray(self.values, dtype=float), [0.5, 0.1, 0.9])
+        return float(q[0]), float(q[1]), float(q[2])
+
+    @property
+    def fraction(self) -> float:
+        """The fraction of seeds for which the sentence holds."""
+        return sum(map(bool, self.holds)) / self.seeds
+
+    def status(self) -> str:
+        """All seeds: reproduced; none: not reproduced; some: seed-dependent."""
+        k = sum(map(bool, self.holds))
+        return "reproduced" if k == self.seeds else \
+            "not reproduced" if k == 0 else "seed-dependent"
+
+    def text(self) -> str:
+        m, lo, hi = self.quantiles()
+        return (f"{self.seeds} seeds: median {m:.4g} (10-90 %: {lo:.4g} to {hi:.4g}); "
+                f"holds for {sum(map(bool, self.holds))} of {self.seeds}")
+
+    def as_dict(self) -> dict:
+        m, lo, hi = self.quantiles()
+        return {"seeds": self.seeds, "median": m, "q10": lo, "q90": hi,
+                "fraction": self.fraction}
+
+
+def over_seeds(values, holds, detail: str = "") -> tuple[float, str, str, Spread]:
+    """What an ensemble claim's check returns: the median, the status by
+    :meth:`Spread.status`, the detail (prefixed by the spread) and the spread."""
+    sp = Spread(tuple(float(v) for v in values), tuple(bool(h) for h in holds))
+    text = sp.text() + (f"; {detail}" if detail else "")
+    return round(sp.quantiles()[0], 4), sp.status(), text, sp
+
+
+def ordering(rows: dict[str, list[float]]) -> tuple[str, str]:
+    """Status of "the rows are in decreasing order", each row a quantity over the same
+    seeds: ``reproduced`` if every seed has the order and each consecutive pair's medians
+    differ by more than the 10-90 % spread of either; ``inconclusive`` if the medians are
+    in order but some difference is within that spread; ``seed-dependent`` if the medians are
+    in order and some seed is not; else ``not reproduced``. Returns the status and a line."""
+    names, arr = list(rows), np.array([rows[k] for k in rows], dtype=float)
+    med = np.median(arr, axis=1)
+    width = np.quantile(arr, 0.9, axis=1) - np.quantile(arr, 0.1, axis=1)
+    per_seed = np.all(arr[:-1] > arr[1:], axis=0)
+    in_order = bool(np.all(med[:-1] > med[1:]))
+    clear = bool(np.all(med[:-1] - med[1:] > np.maximum(width[:-1], width[1:])))
+    status = ("not reproduced" if not in_order else
+              "inconclusive" if not clear else
+              "reproduced" if per_seed.all() else "seed-dependent")
+    line = ", ".join(f"{k} {m:.4g} ({w:.2g} wide)" for k, m, w in zip(names, med, width))
+    return status, f"medians {line}; ordered for {int(per_seed.sum())} of {arr.shape[1]} seeds"
 
 
 @dataclass(frozen=True)
@@ -70,6 +151,7 @@ class Result:
     chapter: str
     source: str
     ref: str
+    ensemble: dict | None = None  # Spread.as_dict() for a claim measured over seeds
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -103,17 +185,18 @@ def check(id: str, cache=True) -> Result:
     c = REGISTRY[id]
 
     def measure():
-        measured, status, detail = c.check()
+        out = c.check()
+        measured, status, detail = out[:3]
         if status not in STATUSES:
             raise ValueError(f"claim {id}: bad status {status!r}")
-        return [measured, status, detail]
+        return [measured, status, detail, out[3].as_dict() if len(out) > 3 else None]
 
-    measured, status, detail = _cache.cached(
+    measured, status, detail, spread = _cache.cached(
         "claim", [id], _cache.PACKAGE, measure,
         lambda out, folder: (folder / "result.json").write_text(json.dumps(out, default=float)),
         lambda folder: json.loads((folder / "result.json").read_text()), cache)
     return Result(c.id, c.where, c.statement, c.paper, measured, c.tolerance, status, detail,
-                  c.chapter, c.source, c.ref)
+                  c.chapter, c.source, c.ref, spread)
 
 
 def check_all() -> list[Result]:
@@ -160,5 +243,12 @@ def expect(expected: dict[str, str | tuple[str, ...]], width: int = 78) -> list[
 
 
 def summary(results: list[Result]) -> str:
-    """``N reproduced, M partial, K not reproduced``."""
-    return ", ".join(f"{sum(r.status == s for r in results)} {s}" for s in STATUSES)
+    """Counts of each status, the paper's claims and the book's own apart: ``the paper's
+    claims: N reproduced, ...; the book's own claims: ...``."""
+    parts = []
+    for source, name in SOURCES.items():
+        mine = [r for r in results if r.source == source]
+        if mine:
+            parts.append(f"{name} ({len(mine)}): " + ", ".join(
+                f"{sum(r.status == s for r in mine)} {s}" for s in STATUSES))
+    return "; ".join(parts)

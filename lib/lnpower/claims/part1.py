@@ -7,9 +7,9 @@ import torch
 
 from .. import inference, model, symbolic, tasks, theory
 from ..config import PAPER
+from ..runs import BIG, paper_task, sample
 from ..tasks import Task
 from .core import claim, verdict
-from .inputs import BIG, paper_task, sample
 
 # --- claims the library alone can check -----------------------------------------------------
 
