@@ -50,6 +50,17 @@ def fingerprint() -> str:
     return _cache.code_fingerprint(TRAINING_MODULES)
 
 
+def _cpu() -> str:
+    """The processor's model name (Linux), else the architecture."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
 def _path(name: str, task: str, seed: int) -> Path:
     return FOLDER / f"{name}-{task}-seed{seed}"
 
@@ -67,8 +78,7 @@ def save(h: History, name: str, seconds: float) -> Path:
     _cache.atomic_write(path.with_suffix(".npz"),
                         lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays))
     record = {"config": dataclasses.asdict(c), "fingerprint": fingerprint(),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                         f"{platform.processor() or platform.system()}",
+              "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
               "torch": torch.__version__, "wall_seconds": round(seconds, 1),
               "date": time.strftime("%Y-%m-%d")}
     _cache.atomic_write(path.with_suffix(".json"),
