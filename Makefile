@@ -32,7 +32,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 # lnpower from a wheel, not editable, so that the notebooks (run in empty folders) and the book
 # see exactly what a reader installs; reinstalled whenever the library changes
-$(PKG): $(STAMP) pyproject.toml $(shell find lib -name '*.py')
+$(PKG): $(STAMP) pyproject.toml $(shell find lib/lnpower -name '*.py' -o -name '*.npz' -o -name '*.json')
 	rm -rf build
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --no-deps --no-build-isolation --reinstall .
 	@touch $(PKG)

@@ -285,19 +285,22 @@ def _fig5_order():
     return status, status, "; ".join(rows)
 
 
-@claim("fig5-epochs", "Theorem 4.6; Appendix G.1, Fig. 5", "Fig. 5's two sentences with T read "
-       "as epochs (snapshots at 100, 300 and 2000 epochs): the error decays exponentially, "
-       "and longer-trained snapshots are closer to the power method (stored SGD runs)",
-       "a straight line; T = 2000 closest", "as fig5-exponential and fig5-closer-with-T, "
-       "on the stored runs at the epoch reading", CH)
-def _fig5_epochs():
-    curves = fig5_curves(stored.load("layer"))
-    deficit, rows = _exponential(curves)
-    order, lines = _ordered(curves, lambda c: semilog_fit(c)[0])
-    holds = (deficit <= R2_MARGIN) & (order in ("reproduced", "inconclusive"))
-    out = over_seeds(deficit, holds, "median R^2 " + "; ".join(rows) + "; rates " +
-                     "; ".join(lines))
-    return out
+@claim("fig5-exponential-epochs", "Theorem 4.6; Appendix G.1, Fig. 5", "Fig. 5's 'the error "
+       "decays exponentially' with T read as epochs (snapshots at 100, 300 and 2000 epochs), "
+       "on the stored SGD runs", "a straight line on semi-log axes",
+       "as fig5-exponential, on the stored runs at the epoch reading (one seed)", CH)
+def _fig5_exp_epochs():
+    deficit, rows = _exponential(fig5_curves(stored.load("layer")))
+    return over_seeds(deficit, deficit <= R2_MARGIN, "median R^2 " + "; ".join(rows))
+
+
+@claim("fig5-closer-with-T-epochs", "Theorem 4.6; Appendix G.1, Fig. 5", "Fig. 5's 'models "
+       "trained longer are closer to the power method' with T read as epochs, on the stored "
+       "SGD runs", "T = 2000 closest", "as fig5-closer-with-T, on the stored runs at the "
+       "epoch reading (one seed, so no spread: an ordering that holds is reproduced)", CH)
+def _fig5_order_epochs():
+    status, rows = _ordered(fig5_curves(stored.load("layer")), lambda c: semilog_fit(c)[0])
+    return status, status, "; ".join(rows)
 
 
 def g3_curves(histories: dict | None = None) -> dict:
