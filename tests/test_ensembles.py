@@ -117,8 +117,8 @@ def test_busy_entry_is_skipped_then_waited_for(tmp_path):
 
     save = lambda out, folder: (folder / "x.json").write_text(json.dumps(out))  # noqa: E731
     load = lambda folder: json.loads((folder / "x.json").read_text())  # noqa: E731
-    entry = f"t-{cache.key([1], ())}"
-    with open(tmp_path / f".{entry}.lock", "w") as lock:
+    entry = tmp_path / f"t-{cache.key([1], ())}"
+    with open(cache._lock_file(entry), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process is computing it
         with pytest.raises(cache.Busy):
             cache.cached("t", [1], (), compute, save, load, tmp_path, wait=False)

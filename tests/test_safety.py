@@ -18,7 +18,7 @@ from lnpower.train import fit
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--d", "4", "--n", "8", "--steps", "3", "--train-size", "40", "--test-size", "20",
-        "--eval-size", "20"]
+        "--eval-size", "20", "--batch", "16"]
 
 
 def cli(*args):
@@ -98,6 +98,7 @@ def test_memory_refused_up_front(monkeypatch, capsys):
     (("--d", "8", "--n", "8"), "(A3)"),
     (("--optimizer", "adam", "--lr", "0.01"), "gradient descent"),
     (("--v0", "0"), "initialisation"),
+    (("--batch", "64"), "minibatch of 64 from a training set of 40"),
     (("--model", "looped", "--loops", "2", "--target", "normalized"), "Theorem 4.1"),
 ])
 def test_departures_are_warned(args, names):
@@ -115,7 +116,9 @@ def test_paper_settings_have_no_departures():
 
 
 def test_defaults_are_the_papers_per_model():
-    r = cli("train", "--model", "looped", *TINY, "--json")
+    tiny = TINY[:-2]  # the paper's batch of 128: a training set larger than it
+    tiny[tiny.index("--train-size") + 1] = "200"
+    r = cli("train", "--model", "looped", *tiny, "--json")
     config = json.loads(r.stdout)["config"]
     assert (config["loops"], config["target"]) == (10, "subspace")
     assert (config["lr"], config["batch"]) == (PAPER.lr, PAPER.batch)

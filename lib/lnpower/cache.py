@@ -95,7 +95,7 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
            wait=True):
     """``compute()``, or its stored result. ``save(result, folder)`` writes a result into an
     empty folder, ``load(folder)`` reads it back. While one process computes an entry,
-    another that asks for it waits and then loads it (a lock file beside the entry), or,
+    another that asks for it waits and then loads it (a lock file, :func:`_lock_file`), or,
     with ``wait=False``, raises :class:`Busy` at once so that it can do other work first."""
     where = directory(cache)
     if where is None:
@@ -104,16 +104,36 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
     if (entry / "done").exists():
         return load(entry)
     where.mkdir(parents=True, exist_ok=True)
-    with open(where / f".{entry.name}.lock", "w") as lock:
+    if entry in _HELD:  # this process is computing it already (a nested request)
+        result = compute()
+        _store(entry, result, save)
+        return result
+    with open(_lock_file(entry), "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             raise Busy(entry.name) from None
         if (entry / "done").exists():  # computed by the process we waited for
             return load(entry)
-        result = compute()
+        _HELD.add(entry)
+        try:
+            result = compute()
+        finally:
+            _HELD.discard(entry)
         _store(entry, result, save)
     return result
+
+
+_HELD: set[Path] = set()  # entries whose lock this process holds
+
+
+def _lock_file(entry: Path) -> Path:
+    """Where the lock of a cache entry is: a folder of this machine's temporary directory,
+    so that the cache folder holds entries only."""
+    locks = Path(tempfile.gettempdir()) / "lnpower-locks"
+    locks.mkdir(exist_ok=True)
+    where = hashlib.sha256(str(entry.resolve().parent).encode()).hexdigest()[:12]
+    return locks / f"{where}-{entry.name}.lock"
 
 
 def _store(entry: Path, result, save) -> None:
