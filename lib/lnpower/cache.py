@@ -95,7 +95,7 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
            wait=True):
     """``compute()``, or its stored result. ``save(result, folder)`` writes a result into an
     empty folder, ``load(folder)`` reads it back. While one process computes an entry,
-    another that asks for it waits and then loads it (a lock file, :func:`_lock_file`), or,
+    another that asks for it waits and then loads it (a lock file in the temporary folder), or,
     with ``wait=False``, raises :class:`Busy` at once so that it can do other work first."""
     where = directory(cache)
     if where is None:
