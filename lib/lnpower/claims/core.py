@@ -73,20 +73,24 @@ class Spread:
         return float(q[0]), float(q[1]), float(q[2])
 
     @property
+    def passed(self) -> int:
+        """How many seeds the sentence holds for."""
+        return sum(map(bool, self.holds))
+
+    @property
     def fraction(self) -> float:
         """The fraction of seeds for which the sentence holds."""
-        return sum(map(bool, self.holds)) / self.seeds
+        return self.passed / self.seeds
 
     def status(self) -> str:
         """All seeds: reproduced; none: not reproduced; some: seed-dependent."""
-        k = sum(map(bool, self.holds))
-        return "reproduced" if k == self.seeds else \
-            "not reproduced" if k == 0 else "seed-dependent"
+        return "reproduced" if self.passed == self.seeds else \
+            "not reproduced" if self.passed == 0 else "seed-dependent"
 
     def text(self) -> str:
         m, lo, hi = self.quantiles()
         return (f"{self.seeds} seeds: median {m:.4g} (10-90 %: {lo:.4g} to {hi:.4g}); "
-                f"holds for {sum(map(bool, self.holds))} of {self.seeds}")
+                f"holds for {self.passed} of {self.seeds}")
 
     def as_dict(self) -> dict:
         m, lo, hi = self.quantiles()

@@ -13,7 +13,7 @@ from .. import dynamics, inference, stored, tasks
 from ..config import PAPER, paper_config
 from ..runs import READINGS, TASKS, ensemble, ln_run, looped_run, paper_task
 from ..train import fit_many
-from .core import claim, ordering, over_seeds, verdict
+from .core import STATUSES, claim, ordering, over_seeds, trend_status, verdict
 
 CH, CH_42, CH_43 = "book/experiments", "book/without_ln", "book/with_ln"
 CH_G = "book/experiments_looped"  # Figs. 1 and G.3, the looped model
@@ -133,8 +133,6 @@ def _fig4_epochs():
        "(1 - alpha_t/beta_t) 2 gamma_t/D_t -> 1 (reduced dynamics, Task 1)", "a corollary of "
        "the D recursion", "within 2 % of 1 at t = 10^6, approaching at every decade", CH_43, "book")
 def _balance():
-    from .core import trend_status
-
     _, (t, a, b) = ln_run()
     vals = [float(np.interp(x, t, (1 - a / b) * 2 * a * b / (b * b - a * a)))
             for x in (10**3, 10**4, 10**5, 10**6)]
@@ -214,10 +212,13 @@ def semilog_fit(err) -> tuple[float, float]:
     return float(np.exp(coef[0])), float(1 - resid.var() / y.var())
 
 
-def fig5_curves(histories: dict | None = None) -> dict:
+@cache
+def fig5_curves(reading: str = "iterations") -> dict:
     """Per task, per seed, the median error curves of Fig. 5's snapshots and the power
-    method's: ``{task: [{T: curve, ..., "power method": curve}, ...]}``."""
-    histories = histories or ensemble("layer")
+    method's, ``{task: [{T: curve, ..., "power method": curve}, ...]}``: of the LN layer's
+    seed ensemble (``"iterations"``) or of its stored run at the epoch reading
+    (``"epochs"``). Computed once per process: three claims read them."""
+    histories = ensemble("layer") if reading == "iterations" else stored.load("layer")
     out = {}
     for t, hs in histories.items():
         snaps = (*hs[0].config.snapshot_steps, hs[0].config.steps)
@@ -254,12 +255,10 @@ def _ordered(curves, quantity) -> tuple[str, list[str]]:
     """The :func:`ordering` status of ``quantity(curve)`` over the keys of each seed's
     curves (snapshots, then the power method), worst over tasks."""
     worst, rows = "reproduced", []
-    rank = {s: i for i, s in enumerate(("reproduced", "partial", "seed-dependent",
-                                        "inconclusive", "not reproduced"))}
     for t, per_seed in curves.items():
         keys = list(per_seed[0])
         status, line = ordering({str(k): [quantity(s[k]) for s in per_seed] for k in keys})
-        worst = max(worst, status, key=rank.get)
+        worst = max(worst, status, key=STATUSES.index)
         rows.append(f"{TASKS[t]}: {status}: {line}")
     return worst, rows
 
@@ -290,7 +289,7 @@ def _fig5_order():
        "on the stored SGD runs", "a straight line on semi-log axes",
        "as fig5-exponential, on the stored runs at the epoch reading (one seed)", CH)
 def _fig5_exp_epochs():
-    deficit, rows = _exponential(fig5_curves(stored.load("layer")))
+    deficit, rows = _exponential(fig5_curves("epochs"))
     return over_seeds(deficit, deficit <= R2_MARGIN, "median R^2 " + "; ".join(rows))
 
 
@@ -299,7 +298,7 @@ def _fig5_exp_epochs():
        "SGD runs", "T = 2000 closest", "as fig5-closer-with-T, on the stored runs at the "
        "epoch reading (one seed, so no spread: an ordering that holds is reproduced)", CH)
 def _fig5_order_epochs():
-    status, rows = _ordered(fig5_curves(stored.load("layer")), lambda c: semilog_fit(c)[0])
+    status, rows = _ordered(fig5_curves("epochs"), lambda c: semilog_fit(c)[0])
     return status, status, "; ".join(rows)
 
 
