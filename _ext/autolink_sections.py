@@ -1,9 +1,11 @@
-"""Sphinx extension: let sphinx-codeautolink walk pages with untitled sections.
+"""Sphinx extension: let sphinx-codeautolink walk pages with untitled
+sections.
 
-sphinx-proof and sphinx-exercise put their contents in ``section`` nodes without a title.
-sphinx-codeautolink (0.20) pushes a section's title when it meets one but pops on leaving
-every section, so an untitled section empties its stack and the build stops with
-``IndexError: pop from empty list``. Here it pops only what a section pushed.
+sphinx-proof and sphinx-exercise put their contents in ``section`` nodes
+without a title. sphinx-codeautolink (0.20) pushes a section's title when it
+meets one but pops on leaving every section, so an untitled section empties
+its stack and the build stops with ``IndexError: pop from empty list``. Here
+it pops only what a section pushed.
 """
 
 from docutils import nodes

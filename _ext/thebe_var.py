@@ -1,9 +1,11 @@
-"""Sphinx extension: make sphinx-thebe's inline configuration safe to include twice.
+"""Sphinx extension: make sphinx-thebe's inline configuration safe to
+include twice.
 
-The book theme renders every inline <script> body twice on each page. sphinx-thebe's body
-declares ``const THEBE_JS_URL = ...``, and a second ``const`` declaration is a JavaScript
-error ("Identifier 'THEBE_JS_URL' has already been declared") on every page. Declared with
-``var`` instead, the repetition is harmless.
+The book theme renders every inline <script> body twice on each page.
+sphinx-thebe's body declares ``const THEBE_JS_URL = ...``, and a second
+``const`` declaration is a JavaScript error ("Identifier 'THEBE_JS_URL' has
+already been declared") on every page. Declared with ``var`` instead, the
+repetition is harmless.
 """
 
 

@@ -1,16 +1,19 @@
-"""The built book in a real browser: every page loaded in headless Chromium (Debian's
-``chromium``, driven by Playwright), checked, and photographed; every internal link resolved.
+"""The built book in a real browser: every page loaded in headless Chromium
+(Debian's ``chromium``, driven by Playwright), checked, and photographed;
+every internal link resolved.
 
-Per page: no JavaScript error; MathJax has typeset every math element and reported no error;
-every image has loaded; as many theorem and exercise boxes as the source has directives; on
-notebook pages, a Colab link to ``.../blob/<branch>/book/<name>.ipynb``. What a reader would
-see cut off or garbled: no code block, output, table or display equation wider than its
-column (content behind a horizontal scrollbar), no image wider than the page, and no
-character drawn as a missing-glyph box (a character that no installed font has). Screenshots
-of each page's first screen go to ``_build/screenshots/`` (``--full-page``: the whole page,
-for reading the book as pictures; it doubles the time). Two browsers check the pages, half
-each (the machine's two cores). Usage: ``python tests/browser_check.py [--full-page]
-[page.html ...]``; exits non-zero on failure.
+Per page: no JavaScript error; MathJax has typeset every math element and
+reported no error; every image has loaded; as many theorem and exercise
+boxes as the source has directives; on notebook pages, a Colab link to
+``.../blob/<branch>/book/<name>.ipynb``. What a reader would see cut off or
+garbled: no code block, output, table or display equation wider than its
+column (content behind a horizontal scrollbar), no image wider than the
+page, and no character drawn as a missing-glyph box (a character that no
+installed font has). Screenshots of each page's first screen go to
+``_build/screenshots/`` (``--full-page``: the whole page, for reading the
+book as pictures; it doubles the time). Two browsers check the pages, half
+each (the machine's two cores). Usage: ``python tests/browser_check.py
+[--full-page] [page.html ...]``; exits non-zero on failure.
 """
 
 from __future__ import annotations
@@ -30,8 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class Links(HTMLParser):
@@ -44,7 +54,9 @@ class Links(HTMLParser):
         if "id" in a:
             self.ids.add(a["id"])
         for key in ("href", "src"):
-            if a.get(key) and not (tag == "link" and a.get("rel") == "preconnect"):
+            if a.get(key) and not (
+                tag == "link" and a.get("rel") == "preconnect"
+            ):
                 self.refs.append(a[key])
 
 
@@ -55,38 +67,60 @@ def parse(path: Path) -> Links:
 
 
 def check_links() -> list[str]:
-    """Every relative href/src of every built page points at a file that exists (and at an id
-    that exists, for links into a page)."""
+    """Every relative href/src of every built page points at a file that
+    exists (and at an id that exists, for links into a page)."""
     problems, parsed = [], {}
     for page in HTML.rglob("*.html"):
         if "_static" in page.parts:  # the theme's Jinja templates, not pages
             continue
         for ref in parse(page).refs:
             url = urlparse(ref)
-            if url.scheme or ref.startswith(("//", "mailto:", "javascript:", "data:")):
+            if url.scheme or ref.startswith(
+                ("//", "mailto:", "javascript:", "data:")
+            ):
                 continue
-            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            target = (
+                (page.parent / unquote(url.path)).resolve()
+                if url.path
+                else page
+            )
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
                 problems.append(f"{page.relative_to(HTML)}: broken link {ref}")
                 continue
             if url.fragment and target.suffix == ".html":
-                if target not in parsed:  # parse each page once (setdefault would not)
+                if (
+                    target not in parsed
+                ):  # parse each page once (setdefault would not)
                     parsed[target] = parse(target).ids
                 ids = parsed[target]
                 if unquote(url.fragment) not in ids:
-                    problems.append(f"{page.relative_to(HTML)}: no anchor #{url.fragment} in "
-                                    f"{target.relative_to(HTML)}")
+                    problems.append(
+                        f"{page.relative_to(HTML)}: no anchor #{url.fragment} "
+                        "in "
+                        f"{target.relative_to(HTML)}"
+                    )
     return problems
 
 
 def source_counts(name: str) -> tuple[int, int]:
     """(theorem-like directives, exercise directives) in a page's source."""
-    src = next((p for p in (ROOT / "book" / f"{name}.ipynb", ROOT / "book" / f"{name}.md")
-                if p.exists()), None)
+    src = next(
+        (
+            p
+            for p in (
+                ROOT / "book" / f"{name}.ipynb",
+                ROOT / "book" / f"{name}.md",
+            )
+            if p.exists()
+        ),
+        None,
+    )
     text = src.read_text() if src else ""
-    return len(re.findall(r":::\{prf:", text)), len(re.findall(r":::\{exercise\}", text))
+    return len(re.findall(r":::\{prf:", text)), len(
+        re.findall(r":::\{exercise\}", text)
+    )
 
 
 MISSING: list[str] = []
@@ -112,19 +146,21 @@ def serve():
     return server
 
 
-# What a reader sees cut off, garbled or missing, measured in the browser. A block overflows
-# when its content is wider than its box (the rest is behind a scrollbar). A character is a
-# missing-glyph box when the page's font, with the browser's fallbacks, draws it exactly as it
-# draws a code point no font has (U+10FFFD, private use).
+# What a reader sees cut off, garbled or missing, measured in the browser. A
+# block overflows when its content is wider than its box (the rest is behind a
+# scrollbar). A character is a missing-glyph box when the page's font, with the
+# browser's fallbacks, draws it exactly as it draws a code point no font has
+# (U+10FFFD, private use).
 LAYOUT = """() => {
   const article = document.querySelector('article') || document.body;
   const width = article.getBoundingClientRect().width;
-  const blocks = article.querySelectorAll(
-      'pre, div.highlight, div.cell_output, table, mjx-container[display="true"]');
+  const blocks = article.querySelectorAll('pre, div.highlight, ' +
+      'div.cell_output, table, mjx-container[display="true"]');
   const overflow = [...blocks].filter(b => b.scrollWidth > b.clientWidth + 2 &&
       !b.closest('.toggle-hidden, details:not([open])')).map(
       b => `${b.tagName.toLowerCase()} ${b.scrollWidth}>${b.clientWidth}px: ` +
-           b.innerText.split('\\n').reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60));
+           b.innerText.split('\\n').reduce(
+               (a, l) => l.length > a.length ? l : a, '').slice(0, 60));
   const wide_images = [...article.querySelectorAll('img')].filter(
       i => i.getBoundingClientRect().width > width + 2).map(i => i.src);
   const canvas = document.createElement('canvas');
@@ -142,22 +178,30 @@ LAYOUT = """() => {
     for (const ch of walker.currentNode.textContent) {
       if (ch.codePointAt(0) > 127 && !/\\s/.test(ch) && !chars.has(ch)) {
         const st = getComputedStyle(el);
-        chars.set(ch, `${st.fontStyle} ${st.fontWeight} 28px ${st.fontFamily}`);
+        chars.set(ch,
+            `${st.fontStyle} ${st.fontWeight} 28px ${st.fontFamily}`);
       }
     }
   }
+  const none = String.fromCodePoint(0x10FFFD);
   const missing = [...chars].filter(([ch, font]) =>
-      draw(ch, font) === draw(String.fromCodePoint(0x10FFFD), font)).map(([ch]) => ch);
-  // a code cell that draws a figure must show one (a figure lost on the way renders as nothing)
-  const drawing = /\\b(plots\\.(subplots|heatmaps|data_flow|fig3)|plt\\.(subplots|figure))\\(/;
+      draw(ch, font) === draw(none, font)).map(([ch]) => ch);
+  // a code cell that draws a figure must show one (a figure lost on the way
+  // renders as nothing)
+  const drawing = new RegExp('\\\\b(plots\\\\.' +
+      '(subplots|heatmaps|data_flow|fig3)|plt\\\\.(subplots|figure))\\\\(');
   const blank_figures = [...article.querySelectorAll('div.cell')].filter(c => {
       const src = c.querySelector('.cell_input');
-      return src && drawing.test(src.textContent) && !c.querySelector('.cell_output img');
-  }).map(c => c.querySelector('.cell_input').textContent.trim().split('\\n')[0].slice(0, 60));
+      return src && drawing.test(src.textContent) &&
+          !c.querySelector('.cell_output img');
+  }).map(c => c.querySelector('.cell_input').textContent.trim()
+      .split('\\n')[0].slice(0, 60));
   return {overflow, wide_images, missing_glyphs: missing, blank_figures};
 }"""
 
-REFRESH = re.compile(r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.I)
+REFRESH = re.compile(
+    r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.I
+)
 
 
 def redirect_target(rel: str) -> str | None:
@@ -166,27 +210,37 @@ def redirect_target(rel: str) -> str | None:
     return m.group(1) if m else None
 
 
-def check_page(browser, base: str, rel: str, branch: str, full_page: bool) -> list[str]:
+def check_page(
+    browser, base: str, rel: str, branch: str, full_page: bool
+) -> list[str]:
     problems, errors = [], []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("pageerror", lambda e: errors.append(str(e)))
     url, target = urljoin(base, rel), redirect_target(rel)
     page.goto(url, wait_until="load")
     if target:  # check the page the redirect lands on, once it has landed
-        page.wait_for_url(urljoin(url, target), wait_until="load", timeout=20_000)
-    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && "
-                           "window.MathJax.startup.promise)", timeout=20_000)
+        page.wait_for_url(
+            urljoin(url, target), wait_until="load", timeout=20_000
+        )
+    page.wait_for_function(
+        "() => !window.MathJax || (window.MathJax.startup && "
+        "window.MathJax.startup.promise)",
+        timeout=20_000,
+    )
     page.evaluate("() => window.MathJax && window.MathJax.startup.promise")
     page.wait_for_timeout(300)
     info = page.evaluate("""() => ({
         math: document.querySelectorAll('.math').length,
         typeset: [...document.querySelectorAll('.math')].filter(
-            m => m.querySelector('mjx-container') || m.tagName === 'MJX-CONTAINER').length,
-        merror: document.querySelectorAll('mjx-merror, [data-mjx-error]').length,
+            m => m.querySelector('mjx-container') ||
+                m.tagName === 'MJX-CONTAINER').length,
+        merror: document.querySelectorAll(
+            'mjx-merror, [data-mjx-error]').length,
         raw: [...document.querySelectorAll('article p, article li')].filter(
-            e => /\\$\\$|\\\\\\(|\\\\\\[|\\\\begin\\{/.test(e.innerText)).length,
-        images: [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(
-            i => i.src),
+            e => /\\$\\$|\\\\\\(|\\\\\\[|\\\\begin\\{/.test(
+                e.innerText)).length,
+        images: [...document.images].filter(
+            i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
         proofs: document.querySelectorAll('div.proof').length,
         exercises: document.querySelectorAll('div.exercise').length,
         colab: [...document.querySelectorAll('a')].map(a => a.href).filter(
@@ -195,27 +249,43 @@ def check_page(browser, base: str, rel: str, branch: str, full_page: bool) -> li
     layout = page.evaluate(LAYOUT)
     name = Path(rel).stem
     if layout["overflow"]:
-        problems.append(f"{len(layout['overflow'])} blocks wider than the page, e.g. "
-                        f"{layout['overflow'][:3]}")
+        problems.append(
+            f"{len(layout['overflow'])} blocks wider than the page, e.g. "
+            f"{layout['overflow'][:3]}"
+        )
     if layout["wide_images"]:
-        problems.append(f"images wider than the page: {layout['wide_images'][:3]}")
+        problems.append(
+            f"images wider than the page: {layout['wide_images'][:3]}"
+        )
     if layout["blank_figures"]:
-        problems.append(f"{len(layout['blank_figures'])} figure cells without a figure, e.g. "
-                        f"{layout['blank_figures'][:3]}")
+        problems.append(
+            f"{len(layout['blank_figures'])} figure cells without a figure, "
+            "e.g. "
+            f"{layout['blank_figures'][:3]}"
+        )
     if layout["missing_glyphs"]:
-        problems.append("characters drawn as missing-glyph boxes: "
-                        + " ".join(f"U+{ord(c):04X} {c!r}" for c in layout["missing_glyphs"]))
+        problems.append(
+            "characters drawn as missing-glyph boxes: "
+            + " ".join(
+                f"U+{ord(c):04X} {c!r}" for c in layout["missing_glyphs"]
+            )
+        )
     if errors:
         problems.append(f"JavaScript errors: {errors[:3]}")
     if info["typeset"] != info["math"] or info["merror"] or info["raw"]:
-        problems.append(f"math: {info['typeset']}/{info['math']} typeset, {info['merror']} "
-                        f"errors, {info['raw']} paragraphs with raw TeX")
+        problems.append(
+            f"math: {info['typeset']}/{info['math']} typeset, "
+            f"{info['merror']} "
+            f"errors, {info['raw']} paragraphs with raw TeX"
+        )
     if info["images"]:
         problems.append(f"images not loaded: {info['images'][:3]}")
     n_prf, n_ex = source_counts(name)
     if info["proofs"] < n_prf or info["exercises"] != n_ex:
-        problems.append(f"boxes: {info['proofs']} theorem-like for {n_prf} directives, "
-                        f"{info['exercises']} exercises for {n_ex}")
+        problems.append(
+            f"boxes: {info['proofs']} theorem-like for {n_prf} directives, "
+            f"{info['exercises']} exercises for {n_ex}"
+        )
     if (ROOT / "book" / f"{name}.ipynb").exists():
         want = f"/blob/{branch}/book/{name}.ipynb"
         if not any(h.endswith(want) for h in info["colab"]):
@@ -226,13 +296,19 @@ def check_page(browser, base: str, rel: str, branch: str, full_page: bool) -> li
     return problems
 
 
-def check_pages(pages: list[str], base: str, branch: str, full_page: bool) -> dict:
-    """Problems of each page, checked one after another in a browser of this thread's own."""
+def check_pages(
+    pages: list[str], base: str, branch: str, full_page: bool
+) -> dict:
+    """Problems of each page, checked one after another in a browser of this
+    thread's own."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        found = {rel: check_page(browser, base, rel, branch, full_page) for rel in pages}
+        found = {
+            rel: check_page(browser, base, rel, branch, full_page)
+            for rel in pages
+        }
         browser.close()
     return found
 
@@ -252,13 +328,18 @@ def main(argv: list[str]) -> int:
     _, branch = repository(ROOT / "_config.yml")
     t0 = time.perf_counter()
     pages = argv or ["index.html"] + sorted(
-        str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html"))
+        str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html")
+    )
     server = serve()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     with ThreadPoolExecutor(2) as pool:
-        halves = pool.map(lambda part: check_pages(part, base, branch, full_page),
-                          [pages[0::2], pages[1::2]])
-        problems = {rel: found for half in halves for rel, found in half.items()}
+        halves = pool.map(
+            lambda part: check_pages(part, base, branch, full_page),
+            [pages[0::2], pages[1::2]],
+        )
+        problems = {
+            rel: found for half in halves for rel, found in half.items()
+        }
     server.shutdown()
     failures = 0
     for rel in pages:
@@ -266,12 +347,18 @@ def main(argv: list[str]) -> int:
         for p in problems[rel]:
             print("     " + p)
         failures += bool(problems[rel])
-    links = check_links() + [f"the browser requested a missing file: {m}" for m in MISSING]
+    links = check_links() + [
+        f"the browser requested a missing file: {m}" for m in MISSING
+    ]
     for p in links:
         print("FAIL " + p)
-    print(f"{len(pages) - failures} passed, {failures + len(links)} failed "
-          f"({len(pages)} pages, link check over {sum(1 for _ in HTML.rglob('*.html'))} files, "
-          f"{time.perf_counter() - t0:.0f} s; screenshots in {SHOTS.relative_to(ROOT)})")
+    print(
+        f"{len(pages) - failures} passed, {failures + len(links)} failed "
+        f"({len(pages)} pages, link check over "
+        f"{sum(1 for _ in HTML.rglob('*.html'))} files, "
+        f"{time.perf_counter() - t0:.0f} s; screenshots in "
+        f"{SHOTS.relative_to(ROOT)})"
+    )
     return 1 if failures or links else 0
 
 

@@ -1,17 +1,21 @@
-"""Each chapter alone, cold and warm: what a reader meets on a first run in Colab.
+"""Each chapter alone, cold and warm: what a reader meets on a first run in
+Colab.
 
-For every notebook (or those named): copy it alone into an empty folder and execute it in a
-fresh kernel with an *empty* training cache (cold), then once more with the cache that run
-filled (warm). Then the library's budgets (the theory's constants from 2e5 Monte Carlo
-samples, 10^6 steps of the reduced dynamics: each within 10 s, computed, not read from the
-cache) and ``python -m lnpower bench`` for both models. Writes
-``book/_data/chapter_times.json``, which the status page shows against the budgets. Run it on
-a quiet machine: it measures wall-clock time (measured inside ``make test``, next to another
-chapter, these would say more about the other chapter than about the library).
+For every notebook (or those named): copy it alone into an empty folder and
+execute it in a fresh kernel with an *empty* training cache (cold), then
+once more with the cache that run filled (warm). Then the library's budgets
+(the theory's constants from 2e5 Monte Carlo samples, 10^6 steps of the
+reduced dynamics: each within 10 s, computed, not read from the cache) and
+``python -m lnpower bench`` for both models. Writes
+``book/_data/chapter_times.json``, which the status page shows against the
+budgets. Run it on a quiet machine: it measures wall-clock time (measured
+inside ``make test``, next to another chapter, these would say more about
+the other chapter than about the library).
 
-Usage: ``python tests/chapter_times.py [--library] [book/chapter.ipynb ...]`` (``--library``:
-only the library's budgets and the benchmark); exits non-zero if a notebook fails, a cold run
-or a library budget is over, or the engine is not faster than the naive reference.
+Usage: ``python tests/chapter_times.py [--library] [book/chapter.ipynb
+...]`` (``--library``: only the library's budgets and the benchmark); exits
+non-zero if a notebook fails, a cold run or a library budget is over, or the
+engine is not faster than the naive reference.
 """
 
 from __future__ import annotations
@@ -32,22 +36,31 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "book" / "_data" / "chapter_times.json"
 BUDGET = 90.0
+# the looped model's seed ensemble costs ten times a layer's: its experiments
+# chapter has more
+BUDGETS = {"experiments_looped": 300.0}
 LIBRARY_BUDGET = 10.0
-# the reproduction report reads the claims the chapters measured; run alone from an empty
-# cache it measures all of them itself, so it is timed but held to no chapter's budget
+# the reproduction report reads the claims the chapters measured; run alone
+# from an empty cache it measures all of them itself, so it is timed but held
+# to no chapter's budget
 REPORT = "reproduction"
 
 
 def run(notebook: Path, cache: Path) -> float:
-    """Seconds to execute ``notebook`` alone in an empty folder with ``cache``."""
+    """Seconds to execute ``notebook`` alone in an empty folder with
+    ``cache``."""
     with tempfile.TemporaryDirectory(prefix="lnpower-chapter-") as tmp:
         copy = Path(tmp) / notebook.name
         shutil.copy(notebook, copy)
         nb = nbformat.read(copy, as_version=4)
         os.environ.update(LNPOWER_CACHE=str(cache), LNPOWER_PROGRESS="0")
         t0 = time.perf_counter()
-        NotebookClient(nb, timeout=1200, kernel_name="python3",
-                       resources={"metadata": {"path": tmp}}).execute()
+        NotebookClient(
+            nb,
+            timeout=1200,
+            kernel_name="python3",
+            resources={"metadata": {"path": tmp}},
+        ).execute()
         return time.perf_counter() - t0
 
 
@@ -60,47 +73,81 @@ def library() -> dict:
 
     task = Task("sphere", PAPER.d, PAPER.n)
     t0 = time.perf_counter()
-    theory.constants(task, sample=theory.draw(task, 200_000, 0, cache=False), loops=10)
+    theory.constants(
+        task, sample=theory.draw(task, 200_000, 0, cache=False), loops=10
+    )
     t_const = time.perf_counter() - t0
-    tab = dynamics.ln_layer_table(theory.draw(task, 20_000, 1, cache=False), cache=False)
+    tab = dynamics.ln_layer_table(
+        theory.draw(task, 20_000, 1, cache=False), cache=False
+    )
     t0 = time.perf_counter()
-    dynamics.run(tab, 0.0, PAPER.v0, PAPER.lr, 10**6, dynamics.log_steps(10**6), cache=False)
+    dynamics.run(
+        tab,
+        0.0,
+        PAPER.v0,
+        PAPER.lr,
+        10**6,
+        dynamics.log_steps(10**6),
+        cache=False,
+    )
     t_dyn = time.perf_counter() - t0
-    return {"budgets": {"theory constants, 2e5 samples": round(t_const, 2),
-                        "reduced dynamics, 1e6 steps": round(t_dyn, 2)},
-            "bench": [bench.compare(loops=loops) for loops in (10, 1)]}
+    return {
+        "budgets": {
+            "theory constants, 2e5 samples": round(t_const, 2),
+            "reduced dynamics, 1e6 steps": round(t_dyn, 2),
+        },
+        "bench": [bench.compare(loops=loops) for loops in (10, 1)],
+    }
 
 
 def main(argv: list[str]) -> int:
     only_library = "--library" in argv
     argv = [a for a in argv if a != "--library"]
-    notebooks = [] if only_library else \
-        [Path(a).resolve() for a in argv] or sorted((ROOT / "book").glob("*.ipynb"))
+    notebooks = (
+        []
+        if only_library
+        else [Path(a).resolve() for a in argv]
+        or sorted((ROOT / "book").glob("*.ipynb"))
+    )
     keep = OUT.exists() and (argv or only_library)
     data = json.loads(OUT.read_text()) if keep else {"chapters": {}}
     over = 0
     for nb in notebooks:
-        with tempfile.TemporaryDirectory(prefix="lnpower-cold-cache-") as cache:
+        with tempfile.TemporaryDirectory(
+            prefix="lnpower-cold-cache-"
+        ) as cache:
             cold = run(nb, Path(cache))
             warm = run(nb, Path(cache))
         times = {"cold": round(cold, 1), "warm": round(warm, 1)}
-        if nb.stem == REPORT:  # not a chapter: alone and cold, it measures every claim itself
+        if (
+            nb.stem == REPORT
+        ):  # not a chapter: alone and cold, it measures every claim itself
             data["report"] = times
         else:
             data["chapters"][nb.stem] = times
-            over += cold > BUDGET
-        print(f"{nb.stem:>24}: cold {cold:6.1f} s, warm {warm:6.1f} s"
-              + ("  OVER the budget" if cold > BUDGET and nb.stem != REPORT else ""),
-              flush=True)
+            times["budget"] = budget = BUDGETS.get(nb.stem, BUDGET)
+            over += cold > budget
+        late = nb.stem != REPORT and cold > times.get("budget", BUDGET)
+        print(
+            f"{nb.stem:>24}: cold {cold:6.1f} s, warm {warm:6.1f} s"
+            + ("  OVER the budget" if late else ""),
+            flush=True,
+        )
     if only_library or not argv:
         data["library"] = lib = library()
         for what, sec in lib["budgets"].items():
             over += sec > LIBRARY_BUDGET
-            print(f"{what}: {sec:.1f} s" + ("  OVER the budget" if sec > LIBRARY_BUDGET else ""))
+            print(
+                f"{what}: {sec:.1f} s"
+                + ("  OVER the budget" if sec > LIBRARY_BUDGET else "")
+            )
         for r in lib["bench"]:
             over += r["speedup"] <= 1
-            print(f"bench, {r['model']}: {r['speedup']:.2f}x the naive reference, "
-                  f"{100 * r['efficiency']:.0f} % of the matmul peak")
+            print(
+                f"bench, {r['model']}: {r['speedup']:.2f}x the naive "
+                "reference, "
+                f"{100 * r['efficiency']:.0f} % of the matmul peak"
+            )
     data["date"] = datetime.date.today().isoformat()
     data["machine"] = f"{platform.machine()}, {os.cpu_count()} cores"
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
-"""Every unit test process gets an empty disk cache of its own (``LNPOWER_CACHE``): a test
-never reads what another test or a chapter stored, and never fills the reader's cache."""
+"""Every unit test process gets an empty disk cache of its own
+(``LNPOWER_CACHE``): a test never reads what another test or a chapter
+stored, and never fills the reader's cache."""
 
 import pytest
 

@@ -1,27 +1,32 @@
-"""Every chapter's problem set grades as it should, with the chapter alone in an empty folder.
+"""Every chapter's problem set grades as it should, with the chapter alone
+in an empty folder.
 
-For each teaching chapter, three kinds of edition are graded with the chapter's tests, the
-chapter's body executed once (``assignments.grade_editions``):
+For each teaching chapter, three kinds of edition are graded with the
+chapter's tests, the chapter's body executed once
+(``assignments.grade_editions``):
 
-- the instructor edition (the chapter itself): full marks, at least 4 graded parts and 8
-  points, no error anywhere;
-- the student edition (``python -m lnpower assignments student``): zero, every part "not
-  attempted", and every cell outside the exercises still runs;
-- seeded wrong answers (:data:`WRONG`: a factor of 2 off, a transposed matrix, the
-  unnormalised target, ...): the part scores strictly between zero and full, or zero with the
-  expected message, and every other part keeps full marks.
+- the instructor edition (the chapter itself): full marks, at least 4 graded
+  parts and 8 points, no error anywhere;
+- the student edition (``python -m lnpower assignments student``): zero,
+  every part "not attempted", and every cell outside the exercises still
+  runs;
+- seeded wrong answers (:data:`WRONG`: a factor of 2 off, a transposed
+  matrix, the unnormalised target, ...): the part scores strictly between
+  zero and full, or zero with the expected message, and every other part
+  keeps full marks.
 
-Static checks too: each exercise title states its graded parts' points, and the course plan
-(book/course.md) states each chapter's parts and points.
+Static checks too: each exercise title states its graded parts' points, and
+the course plan (book/course.md) states each chapter's parts and points.
 
-Then, for the chapters in ``--otter`` (default: transformer; ``all`` for every chapter), the
-Otter export is built (``python -m lnpower assignments otter``, which runs ``otter assign``)
-and ``otter run`` grades, with no container, the solution notebook (full marks, the same
-maximum as ours) and the student notebook (zero). Chapters are graded two at a time
-(``--jobs``), each in its own kernel.
+Then, for the chapters in ``--otter`` (default: transformer; ``all`` for
+every chapter), the Otter export is built (``python -m lnpower assignments
+otter``, which runs ``otter assign``) and ``otter run`` grades, with no
+container, the solution notebook (full marks, the same maximum as ours) and
+the student notebook (zero). Chapters are graded two at a time (``--jobs``),
+each in its own kernel.
 
-Usage: ``python tests/coursework_check.py [--otter all|none|NAME,...] [--jobs N]
-[chapter ...]``; exits non-zero on any failure.
+Usage: ``python tests/coursework_check.py [--otter all|none|NAME,...]
+[--jobs N] [chapter ...]``; exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -47,63 +52,135 @@ sys.path.insert(0, str(ROOT / "lib"))
 from lnpower.book import assignments as A  # noqa: E402
 from lnpower.book import otter  # noqa: E402
 
-CHAPTERS = ("principal_components", "transformer", "looped_power_method", "without_ln",
-            "with_ln", "out_of_distribution", "beyond")
+CHAPTERS = (
+    "principal_components",
+    "transformer",
+    "looped_power_method",
+    "without_ln",
+    "with_ln",
+    "out_of_distribution",
+    "beyond",
+)
 MIN_PARTS, MIN_POINTS = 4, 8
-# seconds to grade each chapter after nbval (one thread each, 2026-12-01): the longest start
-# first (the Otter round trip, about 27 s, starts before all of them)
-SECONDS = {"principal_components": 25, "without_ln": 17, "looped_power_method": 17,
-           "out_of_distribution": 14, "with_ln": 14, "transformer": 12, "beyond": 11}
+# seconds to grade each chapter after nbval (one thread each, 2026-12-01): the
+# longest start first (the Otter round trip, about 27 s, starts before all of
+# them)
+SECONDS = {
+    "principal_components": 25,
+    "without_ln": 17,
+    "looped_power_method": 17,
+    "out_of_distribution": 14,
+    "with_ln": 14,
+    "transformer": 12,
+    "beyond": 11,
+}
 
-# (part, wrong source, expected): "partial" (strictly between zero and the part's points) or
-# a message that a failed test must show (the part then scores zero)
+# (part, wrong source, expected): "partial" (strictly between zero and the
+# part's points) or a message that a failed test must show (the part then
+# scores zero)
 WRONG = {
     "principal_components": [
-        ("ex-pcp-kappa2-b", "import sympy as sp\n\nn_sym, d_sym = sp.symbols('n d')\n"
-         "ex3_kappa2_task1 = n_sym * (n_sym + d_sym - 1) / d_sym", "n(n+d-1)/d^2"),
-        ("ex-pcp-power", "def power_method(S, a, L):\n    y = torch.linalg.matrix_power(S, L) "
-         "@ a\n    return y / torch.linalg.vector_norm(y)", "partial"),
+        (
+            "ex-pcp-kappa2-b",
+            "import sympy as sp\n\nn_sym, d_sym = sp.symbols('n d')\n"
+            "ex3_kappa2_task1 = n_sym * (n_sym + d_sym - 1) / d_sym",
+            "n(n+d-1)/d^2",
+        ),
+        (
+            "ex-pcp-power",
+            "def power_method(S, a, L):\n    y = torch.linalg.matrix_power(S, "
+            "L) "
+            "@ a\n    return y / torch.linalg.vector_norm(y)",
+            "partial",
+        ),
     ],
     "transformer": [
-        ("ex-tf-layer", "def my_layer(E, W, V):\n    Z = E + V @ E @ E.mT @ W.mT @ E\n"
-         "    return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)", "partial"),
-        ("ex-tf-limit", "import sympy as sp\n\nr, l1, l2 = sp.symbols('rho lambda1 lambda2')\n"
-         "ex5_R_correction = 2 * (l1 - l2) / (r * l1**2)", "(lambda1 - lambda2)/(rho lambda1^2)"),
+        (
+            "ex-tf-layer",
+            "def my_layer(E, W, V):\n    Z = E + V @ E @ E.mT @ W.mT @ E\n"
+            "    return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)",
+            "partial",
+        ),
+        (
+            "ex-tf-limit",
+            "import sympy as sp\n\nr, l1, l2 = sp.symbols('rho lambda1 "
+            "lambda2')\n"
+            "ex5_R_correction = 2 * (l1 - l2) / (r * l1**2)",
+            "(lambda1 - lambda2)/(rho lambda1^2)",
+        ),
     ],
     "looped_power_method": [
-        ("ex-looped-cl-a", "import sympy as sp\n\nl1, l2, c1, c2, L_ = sp.symbols("
-         "'lambda1 lambda2 c1 c2 L', positive=True)\np1, p2 = c1**2 * l1 ** (2 * L_), "
-         "c2**2 * l2 ** (2 * L_)\nex2_c = 4 * L_ * p1 * p2 * (1 / l2 - 1 / l1) / (p1 + p2)**2",
-         "missing or extra factor"),
-        ("ex-looped-increment", "import sympy as sp\n\neta, c, d = sp.symbols('eta c d')\n"
-         "ex3_increment = 2 * eta * c / d", "4 eta c/d"),
+        (
+            "ex-looped-cl-a",
+            "import sympy as sp\n\nl1, l2, c1, c2, L_ = sp.symbols("
+            "'lambda1 lambda2 c1 c2 L', positive=True)\np1, p2 = c1**2 * l1 "
+            "** (2 * L_), "
+            "c2**2 * l2 ** (2 * L_)\nex2_c = 4 * L_ * p1 * p2 * (1 / l2 - 1 / "
+            "l1) / (p1 + p2)**2",
+            "missing or extra factor",
+        ),
+        (
+            "ex-looped-increment",
+            "import sympy as sp\n\neta, c, d = sp.symbols('eta c d')\n"
+            "ex3_increment = 2 * eta * c / d",
+            "4 eta c/d",
+        ),
     ],
     "without_ln": [
-        ("ex-noln-mc", "def gamma2_star(sample):\n    k1, k2, k3 = sample.q.mean(), "
-         "(sample.s**2).mean(), sample.s.mean()\n    return (k3 - k1) / k2", "normalised"),
-        ("ex-noln-gamma1", "import sympy as sp\n\nk0, k1, k2, k3 = sp.symbols('kappa0 kappa1 "
-         "kappa2 kappa3')\nex2_gamma1 = (k3 - k1) / k2\n"
-         "ex2_loss1 = 2 - 2 * k0 - (k3 - k1) ** 2 / (2 * k2)", "partial"),
+        (
+            "ex-noln-mc",
+            "def gamma2_star(sample):\n    k1, k2, k3 = sample.q.mean(), "
+            "(sample.s**2).mean(), sample.s.mean()\n    return (k3 - k1) / k2",
+            "normalised",
+        ),
+        (
+            "ex-noln-gamma1",
+            "import sympy as sp\n\nk0, k1, k2, k3 = sp.symbols('kappa0 kappa1 "
+            "kappa2 kappa3')\nex2_gamma1 = (k3 - k1) / k2\n"
+            "ex2_loss1 = 2 - 2 * k0 - (k3 - k1) ** 2 / (2 * k2)",
+            "partial",
+        ),
     ],
     "with_ln": [
-        ("ex-ln-c1", "def C1_estimate(sample):\n    s, q = sample.s, sample.q\n"
-         "    return ((s**2 - q**2) / s**4).mean()", "2/d"),
+        (
+            "ex-ln-c1",
+            "def C1_estimate(sample):\n    s, q = sample.s, sample.q\n"
+            "    return ((s**2 - q**2) / s**4).mean()",
+            "2/d",
+        ),
         ("ex-ln-increment-a", "ex2_increment = 3 * eta * C", "6 eta C"),
     ],
     "out_of_distribution": [
-        ("ex-ood-R", "def contraction_factor(X, gamma):\n    lam = torch.linalg.eigvalsh("
-         "X @ X.T)\n    return ((1 + gamma * lam[1]) / (1 + gamma * lam[0])).item()",
-         "ascending"),
-        ("ex-ood-noln-a", "import sympy as sp\n\nl1, l2, k1, k2 = sp.symbols("
-         "'lambda1 lambda2 kappa1 kappa2')\ng = 1 - k1 / k2\n"
-         "ex3_R_star = (1 + g * l1) / (1 + g * l2)", "R = (1 + gamma lambda2)/(1 + gamma lambda1)"),
+        (
+            "ex-ood-R",
+            "def contraction_factor(X, gamma):\n    lam = "
+            "torch.linalg.eigvalsh("
+            "X @ X.T)\n    return ((1 + gamma * lam[1]) / (1 + gamma * "
+            "lam[0])).item()",
+            "ascending",
+        ),
+        (
+            "ex-ood-noln-a",
+            "import sympy as sp\n\nl1, l2, k1, k2 = sp.symbols("
+            "'lambda1 lambda2 kappa1 kappa2')\ng = 1 - k1 / k2\n"
+            "ex3_R_star = (1 + g * l1) / (1 + g * l2)",
+            "R = (1 + gamma lambda2)/(1 + gamma lambda1)",
+        ),
     ],
     "beyond": [
-        ("ex-beyond-align", "def alignment(W, V):\n    A = model.blocks(W)['12']\n"
-         "    B = model.blocks(V)['21']\n    return (A * B).sum().item() / "
-         "(A.norm() * B.norm()).item()", "partial"),
-        ("ex-beyond-excess-a", "import sympy as sp\n\nb, gamma = sp.symbols('b gamma')\n"
-         "ex3_excess = b / (9 * gamma)", "check the sign"),
+        (
+            "ex-beyond-align",
+            "def alignment(W, V):\n    A = model.blocks(W)['12']\n"
+            "    B = model.blocks(V)['21']\n    return (A * B).sum().item() / "
+            "(A.norm() * B.norm()).item()",
+            "partial",
+        ),
+        (
+            "ex-beyond-excess-a",
+            "import sympy as sp\n\nb, gamma = sp.symbols('b gamma')\n"
+            "ex3_excess = b / (9 * gamma)",
+            "check the sign",
+        ),
     ],
 }
 
@@ -114,43 +191,64 @@ def check_outcomes(chapter: str, res: dict, qs: list) -> list[str]:
         problems += [f"error in the body: {e}" for e in res["errors_in_body"]]
     inst, stud = res["instructor"], res["student"]
     if inst["score"] != inst["max_score"]:
-        problems += [f"instructor: {q['question']} {q['score']}/{q['max_score']}: "
-                     f"{' | '.join(q['messages'])[:400]}" for q in inst["questions"]
-                     if q["score"] != q["max_score"]]
+        problems += [
+            f"instructor: {q['question']} {q['score']}/{q['max_score']}: "
+            f"{' | '.join(q['messages'])[:400]}"
+            for q in inst["questions"]
+            if q["score"] != q["max_score"]
+        ]
     if inst["max_score"] < MIN_POINTS or len(qs) < MIN_PARTS:
         problems.append(f"only {len(qs)} parts and {inst['max_score']} points")
-    problems += [f"instructor: error in a reference answer: {e}" for e in
-                 inst["errors_in_answers"]]
+    problems += [
+        f"instructor: error in a reference answer: {e}"
+        for e in inst["errors_in_answers"]
+    ]
     for name in ("instructor", "student"):
-        problems += [f"{name}: error outside the parts: {e}" for e in res[name]
-                     ["errors_outside"]]
+        problems += [
+            f"{name}: error outside the parts: {e}"
+            for e in res[name]["errors_outside"]
+        ]
     if stud["score"] != 0:
         problems.append(f"student edition scores {stud['score']}")
-    problems += [f"student: {q['question']} is {q['status']}" for q in stud["questions"]
-                 if q["status"] != "not attempted"]
+    problems += [
+        f"student: {q['question']} is {q['status']}"
+        for q in stud["questions"]
+        if q["status"] != "not attempted"
+    ]
     for k, (part, _src, expected) in enumerate(WRONG.get(chapter, [])):
         r = res[f"wrong-{k}"]
         by = {q["question"]: q for q in r["questions"]}
         q = by[part]
-        others = [o for o in r["questions"] if o["question"] != part and
-                  o["score"] != o["max_score"]]
+        others = [
+            o
+            for o in r["questions"]
+            if o["question"] != part and o["score"] != o["max_score"]
+        ]
         if others:
-            problems.append(f"wrong-{k} ({part}): other parts lost points: "
-                            f"{[o['question'] for o in others]}")
+            problems.append(
+                f"wrong-{k} ({part}): other parts lost points: "
+                f"{[o['question'] for o in others]}"
+            )
         msg = " ".join(q["messages"])
         if expected == "partial":
             if not 0 < q["score"] < q["max_score"]:
-                problems.append(f"wrong-{k} ({part}): expected partial credit, got "
-                                f"{q['score']}/{q['max_score']}: {msg[:300]}")
+                problems.append(
+                    f"wrong-{k} ({part}): expected partial credit, got "
+                    f"{q['score']}/{q['max_score']}: {msg[:300]}"
+                )
         elif q["score"] != 0 or expected not in msg:
-            problems.append(f"wrong-{k} ({part}): expected 0 and the message {expected!r}, "
-                            f"got {q['score']}/{q['max_score']}: {msg[:300]}")
+            problems.append(
+                f"wrong-{k} ({part}): expected 0 and the message "
+                f"{expected!r}, "
+                f"got {q['score']}/{q['max_score']}: {msg[:300]}"
+            )
     return problems
 
 
 def static_problems(chapter: Path, qs: list, nb) -> list[str]:
-    """Checks that need no kernel: every exercise title states the points of its graded parts,
-    and the course plan's table states each chapter's parts and points."""
+    """Checks that need no kernel: every exercise title states the points of
+    its graded parts, and the course plan's table states each chapter's
+    parts and points."""
     problems = []
     by_exercise: dict = {}
     for q in qs:
@@ -160,18 +258,34 @@ def static_problems(chapter: Path, qs: list, nb) -> list[str]:
             stated = re.search(r"(\d+) points?\)", title)
             points = sum(q.points for q in by_exercise.get(label, []))
             if points and (not stated or float(stated.group(1)) != points):
-                problems.append(f"{label}: the title says {title!r}, the tests give {points:g}")
+                problems.append(
+                    f"{label}: the title says {title!r}, the tests give "
+                    f"{points:g}"
+                )
             if not points and stated:
-                problems.append(f"{label}: a written exercise with points in its title")
-    rows = [r for r in COURSE.read_text().splitlines() if r.startswith("|")
-            and len(r.split("|")) > 6 and f"{{doc}}`{chapter.stem}`" in r.split("|")[2]]
+                problems.append(
+                    f"{label}: a written exercise with points in its title"
+                )
+    rows = [
+        r
+        for r in COURSE.read_text().splitlines()
+        if r.startswith("|")
+        and len(r.split("|")) > 6
+        and f"{{doc}}`{chapter.stem}`" in r.split("|")[2]
+    ]
     if len(rows) != 1:
-        return problems + [f"course.md: expected one row for {chapter.stem}, found {len(rows)}"]
+        return problems + [
+            f"course.md: expected one row for {chapter.stem}, found "
+            f"{len(rows)}"
+        ]
     parts, points = (c.strip() for c in rows[0].split("|")[4:6])
     total = sum(q.points for q in qs)
     if (int(parts), float(points)) != (len(qs), total):
-        problems.append(f"course.md says {parts} parts and {points} points, the chapter has "
-                        f"{len(qs)} and {total:g}")
+        problems.append(
+            f"course.md says {parts} parts and {points} points, the chapter "
+            "has "
+            f"{len(qs)} and {total:g}"
+        )
     return problems
 
 
@@ -184,55 +298,104 @@ def grade_chapter(chapter: Path, work: Path) -> tuple[str, list[str], dict]:
     editions = {"instructor": src, "student": A.student_edition(src)}
     for k, (part, source, _) in enumerate(WRONG.get(chapter.stem, [])):
         editions[f"wrong-{k}"] = A.with_answer(src, part, source)
-    # a body cell may train the paper's models when the cache is cold: allow it an hour
-    res = A.grade_editions(alone / chapter.name, editions, timeout=600, body_timeout=3600)
-    problems = static_problems(chapter, qs, src) + check_outcomes(chapter.stem, res, qs)
-    summary = {"parts": len(qs), "points": res["instructor"]["max_score"],
-               "cpu": res["kernel_cpu_seconds"],
-               "scores": {k: v["score"] for k, v in res.items() if isinstance(v, dict)}}
+    # a body cell may train the paper's models when the cache is cold: allow it
+    # an hour
+    res = A.grade_editions(
+        alone / chapter.name, editions, timeout=600, body_timeout=3600
+    )
+    problems = static_problems(chapter, qs, src) + check_outcomes(
+        chapter.stem, res, qs
+    )
+    summary = {
+        "parts": len(qs),
+        "points": res["instructor"]["max_score"],
+        "cpu": res["kernel_cpu_seconds"],
+        "scores": {
+            k: v["score"] for k, v in res.items() if isinstance(v, dict)
+        },
+    }
     return chapter.stem, problems, summary
 
 
 def otter_chapter(chapter: Path, work: Path) -> list[str]:
-    """``python -m lnpower assignments otter`` (which runs otter assign), then otter run on the
-    solution notebook (full marks, our maximum) and on the student notebook (zero)."""
+    """``python -m lnpower assignments otter`` (which runs otter assign),
+    then otter run on the solution notebook (full marks, our maximum) and on
+    the student notebook (zero)."""
     folder = work / f"otter-{chapter.stem}"
     folder.mkdir()
     shutil.copy(chapter, folder / chapter.name)
     cli = [sys.executable, "-m", "lnpower", "assignments"]
-    r = subprocess.run([*cli, "otter", str(folder / chapter.name), "--out", str(folder / "out"),
-                        "--json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            *cli,
+            "otter",
+            str(folder / chapter.name),
+            "--out",
+            str(folder / "out"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         return [f"otter export failed: {r.stderr[-2000:]}"]
     (entry,) = json.loads(r.stdout)["chapters"]
-    points = sum(q.points for q in A.questions(nbformat.read(chapter, as_version=4)))
+    points = sum(
+        q.points for q in A.questions(nbformat.read(chapter, as_version=4))
+    )
     problems = []
-    full = otter.run(entry["autograder"], entry["autograder_notebook"], folder / "full")
+    full = otter.run(
+        entry["autograder"], entry["autograder_notebook"], folder / "full"
+    )
     if not full["score"] == full["max_score"] == points:
-        problems.append(f"otter run, solutions: {full['score']}/{full['max_score']} "
-                        f"(ours: {points}): {full['questions']}")
+        problems.append(
+            f"otter run, solutions: {full['score']}/{full['max_score']} "
+            f"(ours: {points}): {full['questions']}"
+        )
     zero = otter.run(entry["autograder"], entry["student"], folder / "zero")
     if zero["score"] != 0 or zero["max_score"] != points:
-        problems.append(f"otter run, student: {zero['score']}/{zero['max_score']}")
-    problems.insert(0, f"(otter: solutions {full['score']:g}/{full['max_score']:g}, student "
-                    f"{zero['score']:g}/{zero['max_score']:g})")
+        problems.append(
+            f"otter run, student: {zero['score']}/{zero['max_score']}"
+        )
+    problems.insert(
+        0,
+        f"(otter: solutions {full['score']:g}/{full['max_score']:g}, student "
+        f"{zero['score']:g}/{zero['max_score']:g})",
+    )
     return problems
 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("chapters", nargs="*", help="chapter notebooks (default: the seven)")
-    p.add_argument("--otter", default="transformer",
-                   help="chapters for the Otter round trip: all, none or NAME,NAME "
-                   "(default: transformer)")
-    p.add_argument("--jobs", type=int, default=2, help="chapters graded at once (default 2)")
+    p.add_argument(
+        "chapters", nargs="*", help="chapter notebooks (default: the seven)"
+    )
+    p.add_argument(
+        "--otter",
+        default="transformer",
+        help="chapters for the Otter round trip: all, none or NAME,NAME "
+        "(default: transformer)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="chapters graded at once (default 2)",
+    )
     args = p.parse_args(argv)
-    chapters = [Path(a).resolve() for a in args.chapters] or \
-        [ROOT / "book" / f"{c}.ipynb" for c in CHAPTERS]
+    chapters = [Path(a).resolve() for a in args.chapters] or [
+        ROOT / "book" / f"{c}.ipynb" for c in CHAPTERS
+    ]
     names = {c.stem for c in chapters}
-    with_otter = names if args.otter == "all" else set() if args.otter == "none" else \
-        set(args.otter.split(",")) & names
-    if args.jobs > 1:  # one thread per kernel: two kernels of two threads only wait on each other
+    with_otter = (
+        names
+        if args.otter == "all"
+        else set()
+        if args.otter == "none"
+        else set(args.otter.split(",")) & names
+    )
+    # one thread per kernel: two kernels of two threads only wait on each other
+    if args.jobs > 1:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
     t_all = time.perf_counter()
     failures = 0
@@ -241,32 +404,49 @@ def main(argv: list[str]) -> int:
         t0 = time.perf_counter()
         name, problems, s = grade_chapter(chapter, work)
         cpu = f", kernel CPU {s['cpu']:.0f} s" if s["cpu"] is not None else ""
-        return (f"{name}: {s['parts']} parts, {s['points']:g} points; scores {s['scores']} "
-                f"({time.perf_counter() - t0:.0f} s{cpu})"), problems
+        return (
+            f"{name}: {s['parts']} parts, {s['points']:g} points; scores "
+            f"{s['scores']} "
+            f"({time.perf_counter() - t0:.0f} s{cpu})"
+        ), problems
 
     def round_trip(chapter, work):
         t0 = time.perf_counter()
         problems = otter_chapter(chapter, work)
-        note = problems.pop(0) if problems and problems[0].startswith("(otter") else ""
-        return (f"{chapter.stem}: otter assign and otter run {note} "
-                f"({time.perf_counter() - t0:.0f} s)"), problems
+        note = (
+            problems.pop(0)
+            if problems and problems[0].startswith("(otter")
+            else ""
+        )
+        return (
+            f"{chapter.stem}: otter assign and otter run {note} "
+            f"({time.perf_counter() - t0:.0f} s)"
+        ), problems
 
     with tempfile.TemporaryDirectory(prefix="lnpower-coursework-") as tmp:
-        jobs = [(round_trip, c) for c in chapters if c.stem in with_otter] + \
-            [(grade, c) for c in sorted(chapters, key=lambda c: -SECONDS.get(c.stem, 0))]
+        jobs = [(round_trip, c) for c in chapters if c.stem in with_otter] + [
+            (grade, c)
+            for c in sorted(chapters, key=lambda c: -SECONDS.get(c.stem, 0))
+        ]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = [pool.submit(f, c, Path(tmp)) for f, c in jobs]
             for fut in as_completed(futures):
                 try:
                     line, problems = fut.result()
-                except Exception as err:  # noqa: BLE001 (report and count, then go on)
-                    line, problems = "a job crashed", [f"{type(err).__name__}: {err}"]
+                # report and count, then go on
+                except Exception as err:  # noqa: BLE001
+                    line, problems = (
+                        "a job crashed",
+                        [f"{type(err).__name__}: {err}"],
+                    )
                 print(("FAIL " if problems else "ok   ") + line, flush=True)
                 for prob in problems:
                     print("     " + prob)
                 failures += bool(problems)
-    print(f"coursework: {len(jobs) - failures} passed, {failures} failed "
-          f"({time.perf_counter() - t_all:.0f} s)")
+    print(
+        f"coursework: {len(jobs) - failures} passed, {failures} failed "
+        f"({time.perf_counter() - t_all:.0f} s)"
+    )
     return 1 if failures else 0
 
 

@@ -1,24 +1,27 @@
-"""nbval runs every notebook alone, the way Colab sees it, and the book reuses those runs.
+"""nbval runs every notebook alone, the way Colab sees it, and the book
+reuses those runs.
 
-1. Each notebook is copied alone into an empty temporary folder and run there by nbval
-   (``--nbval-lax``: every cell must run without error; the stored notebooks have no outputs
-   to compare) in a fresh kernel of this environment. ``make`` installs ``lnpower`` into it
-   from a wheel, so a notebook can lean on nothing in the repository.
+1. Each notebook is copied alone into an empty temporary folder and run
+   there by nbval (``--nbval-lax``: every cell must run without error; the
+   stored notebooks have no outputs to compare) in a fresh kernel of this
+   environment. ``make`` installs ``lnpower`` into it from a wheel, so a
+   notebook can lean on nothing in the repository.
 2. The outputs nbval received are stored in the book's execution cache
-   (``_build/.jupyter_cache``, which ``execute_notebooks: cache`` reads), so the strict build
-   that follows renders them instead of executing every notebook a second time. A notebook
-   with a failed cell is not stored; the build then executes it itself (and fails the same
-   way).
+   (``_build/.jupyter_cache``, which ``execute_notebooks: cache`` reads), so
+   the strict build that follows renders them instead of executing every
+   notebook a second time. A notebook with a failed cell is not stored; the
+   build then executes it itself (and fails the same way).
 
-The trained-run cache (``$LNPOWER_CACHE`` or ``~/.cache/lnpower``) is shared with the other
-tests; the reproduction report runs last, alone, so that it finds the claims the chapters
-measured (every claim is checked in its chapter, so the report only reads them). The other
-notebooks run ``--jobs`` at a time (default 2, the machine's cores), longest first, each
-kernel on one thread: their models are small, so a kernel gains little from a second thread
-and two kernels nearly halve the wall-clock time.
+The trained-run cache (``$LNPOWER_CACHE`` or ``~/.cache/lnpower``) is shared
+with the other tests; the reproduction report runs last, alone, so that it
+finds the claims the chapters measured (every claim is checked in its
+chapter, so the report only reads them). The other notebooks run ``--jobs``
+at a time (default 2, the machine's cores), longest first, each kernel on
+one thread: their models are small, so a kernel gains little from a second
+thread and two kernels nearly halve the wall-clock time.
 
-Usage: ``python tests/run_notebooks.py [--jobs N] [notebook.ipynb ...]``; exits non-zero on
-any failure.
+Usage: ``python tests/run_notebooks.py [--jobs N] [notebook.ipynb ...]``;
+exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -41,47 +44,81 @@ from jupyter_cache.base import CacheBundleIn
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
-RUN = ROOT / "_build" / "nbval_run.json"  # the whole run's wall-clock time, for the status page
-NO_RUN = {"nb": None, "ok": 0, "failed": 1, "seconds": 0.0}  # a notebook that did not run
-# run last: the report reads the claims the chapters have measured (lnpower.claims.check)
+RUN = (
+    ROOT / "_build" / "nbval_run.json"
+)  # the whole run's wall-clock time, for the status page
+NO_RUN = {
+    "nb": None,
+    "ok": 0,
+    "failed": 1,
+    "seconds": 0.0,
+}  # a notebook that did not run
+# run last: the report reads the claims the chapters have measured
+# (lnpower.claims.check)
 BACK_MATTER = ("reproduction",)
-# seconds under nbval from one empty cache, one thread each (2026-12-01), longest first: the two
-# lanes then finish close together. looped_power_method reads experiments_looped's runs from
-# the cache, so it must start after that finishes (as it does, well down this list); cold it
-# takes 140 s. Notebooks not listed run last, in name order.
-EXPECTED = {"experiments_looped": 120, "experiments": 58, "beyond_training": 51,
-            "without_ln": 44, "proof_looped": 39, "beyond": 29, "principal_components": 24,
-            "looped_power_method": 19, "proof_without_ln": 18, "proof_with_ln": 17,
-            "out_of_distribution": 12, "proof_ood": 9, "with_ln": 8, "transformer": 6,
-            "three_models": 5, "status": 3}
+# seconds under nbval from one empty cache, one thread each (2026-12-01),
+# longest first: the two lanes then finish close together. looped_power_method
+# reads experiments_looped's runs from the cache, so it must start after that
+# finishes (as it does, well down this list); cold it takes 140 s. Notebooks
+# not listed run last, in name order.
+EXPECTED = {
+    "experiments_looped": 120,
+    "experiments": 58,
+    "beyond_training": 51,
+    "without_ln": 44,
+    "proof_looped": 39,
+    "beyond": 29,
+    "principal_components": 24,
+    "looped_power_method": 19,
+    "proof_without_ln": 18,
+    "proof_with_ln": 17,
+    "out_of_distribution": 12,
+    "proof_ood": 9,
+    "with_ln": 8,
+    "transformer": 6,
+    "three_models": 5,
+    "status": 3,
+}
 
 
 def execute_as_jupyter(self, cell_input, allow_stdin=None):
-    """nbval's cell execution, with the history stored as Jupyter and Colab store it: without
-    it IPython cannot see a cell's closing ``;``, and prints the value it should hide."""
-    return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin,
-                           stop_on_error=False)
+    """nbval's cell execution, with the history stored as Jupyter and Colab
+    store it: without it IPython cannot see a cell's closing ``;``, and
+    prints the value it should hide."""
+    return self.kc.execute(
+        cell_input,
+        store_history=True,
+        allow_stdin=allow_stdin,
+        stop_on_error=False,
+    )
 
 
 class Recorder:
-    """A pytest plugin that writes the outputs of every cell nbval runs into its notebook."""
+    """A pytest plugin that writes the outputs of every cell nbval runs into
+    its notebook."""
 
     def __init__(self):
         self.runs: dict[Path, dict] = {}
 
     def pytest_sessionstart(self, session):
-        from nbval.kernel import RunningKernel  # imported by pytest itself, not before
+        from nbval.kernel import (
+            RunningKernel,
+        )  # imported by pytest itself, not before
 
         RunningKernel.execute_cell_input = execute_as_jupyter
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item):
-        from nbval.plugin import IPyNbCell  # imported by pytest itself, not before
+        from nbval.plugin import (
+            IPyNbCell,
+        )  # imported by pytest itself, not before
 
         if not isinstance(item, IPyNbCell):
             return (yield)
-        run = self.runs.setdefault(Path(item.parent.path),
-                                   {"nb": item.parent.nb, "ok": 0, "failed": 0, "seconds": 0.0})
+        run = self.runs.setdefault(
+            Path(item.parent.path),
+            {"nb": item.parent.nb, "ok": 0, "failed": 0, "seconds": 0.0},
+        )
         t0 = time.perf_counter()
         try:
             result = yield
@@ -97,7 +134,8 @@ class Recorder:
 
 
 def store(run: dict, source: Path) -> bool:
-    """Put a complete, successful run into the book's execution cache under ``source``."""
+    """Put a complete, successful run into the book's execution cache under
+    ``source``."""
     nb = run["nb"]
     code = sum(c.cell_type == "code" for c in nb.cells)
     if run["failed"] or run["ok"] != code:
@@ -105,37 +143,64 @@ def store(run: dict, source: Path) -> bool:
     nbformat.validate(nb)
     CACHE.parent.mkdir(parents=True, exist_ok=True)
     get_cache(str(CACHE)).cache_notebook_bundle(
-        CacheBundleIn(nb, str(source), data={"execution_seconds": run["seconds"]}),
-        check_validity=False, overwrite=True)
+        CacheBundleIn(
+            nb, str(source), data={"execution_seconds": run["seconds"]}
+        ),
+        check_validity=False,
+        overwrite=True,
+    )
     return True
 
 
 def run_alone(notebook: Path, out: Path) -> int:
-    """nbval on ``notebook``, copied alone into an empty folder; its run (the executed notebook
-    and its counts) is written to ``out`` as JSON. Returns pytest's exit code."""
+    """nbval on ``notebook``, copied alone into an empty folder; its run
+    (the executed notebook and its counts) is written to ``out`` as JSON.
+    Returns pytest's exit code."""
     recorder = Recorder()
     with tempfile.TemporaryDirectory(prefix="lnpower-nbval-") as tmp:
         work = Path(tmp)
-        (work / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+        (work / "pytest.ini").write_text(
+            "[pytest]\naddopts = -p no:cacheprovider\n"
+        )
         alone = work / notebook.stem / notebook.name
         alone.parent.mkdir()
         shutil.copy(notebook, alone)
-        code = pytest.main(["-q", "-c", str(work / "pytest.ini"), "--rootdir", str(work),
-                            "--nbval-lax", "--nbval-current-env", "--nbval-cell-timeout=600",
-                            str(alone)], plugins=[recorder])
+        code = pytest.main(
+            [
+                "-q",
+                "-c",
+                str(work / "pytest.ini"),
+                "--rootdir",
+                str(work),
+                "--nbval-lax",
+                "--nbval-current-env",
+                "--nbval-cell-timeout=600",
+                str(alone),
+            ],
+            plugins=[recorder],
+        )
         run = recorder.runs.get(alone, NO_RUN)
-    out.write_text(json.dumps({**run, "nb": run["nb"] and nbformat.writes(run["nb"])}))
+    out.write_text(
+        json.dumps({**run, "nb": run["nb"] and nbformat.writes(run["nb"])})
+    )
     return int(code)
 
 
-def launch(notebook: Path, tmp: Path, threads: int | None) -> tuple[Path, dict, str]:
-    """Run one notebook in a child process (``threads`` per kernel); its run and its log."""
+def launch(
+    notebook: Path, tmp: Path, threads: int | None
+) -> tuple[Path, dict, str]:
+    """Run one notebook in a child process (``threads`` per kernel); its run
+    and its log."""
     out = tmp / f"{notebook.stem}.json"
     env = dict(os.environ)
     if threads:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    proc = subprocess.run([sys.executable, __file__, "--alone", str(out), str(notebook)],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--alone", str(out), str(notebook)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     run = json.loads(out.read_text()) if out.exists() else dict(NO_RUN)
     if run["nb"]:
         run["nb"] = nbformat.reads(run["nb"], as_version=4)
@@ -146,42 +211,75 @@ def launch(notebook: Path, tmp: Path, threads: int | None) -> tuple[Path, dict, 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--jobs", type=int, default=2, help="chapters run at a time (default 2)")
-    p.add_argument("--alone", type=Path, help=argparse.SUPPRESS)  # a child: one notebook
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="chapters run at a time (default 2)",
+    )
+    p.add_argument(
+        "--alone", type=Path, help=argparse.SUPPRESS
+    )  # a child: one notebook
     p.add_argument("notebooks", nargs="*", type=Path)
     args = p.parse_args(argv)
     if args.alone:
         return run_alone(args.notebooks[0].resolve(), args.alone)
-    notebooks = [n.resolve() for n in args.notebooks] or sorted((ROOT / "book").glob("*.ipynb"))
-    chapters = sorted((n for n in notebooks if n.stem not in BACK_MATTER),
-                      key=lambda n: -EXPECTED.get(n.stem, 0))
+    notebooks = [n.resolve() for n in args.notebooks] or sorted(
+        (ROOT / "book").glob("*.ipynb")
+    )
+    chapters = sorted(
+        (n for n in notebooks if n.stem not in BACK_MATTER),
+        key=lambda n: -EXPECTED.get(n.stem, 0),
+    )
     back = [n for n in notebooks if n.stem in BACK_MATTER]
     t0 = time.perf_counter()
     failed = 0
 
-    def report(source: Path, run: dict, log: str) -> None:  # in this thread: one cache writer
+    def report(
+        source: Path, run: dict, log: str
+    ) -> None:  # in this thread: one cache writer
         nonlocal failed
         stored = run["nb"] is not None and store(run, source)
         failed += not stored
         if not stored:
             print(log)
-        print(f"{'ok  ' if stored else 'FAIL'} {source.name}: {run['ok']} cells in "
-              f"{run['seconds']:.0f} s" + (", cached for the book" if stored else ""),
-              flush=True)
+        print(
+            f"{'ok  ' if stored else 'FAIL'} {source.name}: {run['ok']} cells "
+            "in "
+            f"{run['seconds']:.0f} s"
+            + (", cached for the book" if stored else ""),
+            flush=True,
+        )
 
     with tempfile.TemporaryDirectory(prefix="lnpower-runs-") as tmp:
         threads = 1 if args.jobs > 1 else None
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            for done in as_completed([pool.submit(launch, n, Path(tmp), threads)
-                                      for n in chapters]):
+            for done in as_completed(
+                [pool.submit(launch, n, Path(tmp), threads) for n in chapters]
+            ):
                 report(*done.result())
-        for n in back:  # after every chapter: the report reads the claims they measured
+        for n in (
+            back
+        ):  # after every chapter: the report reads the claims they measured
             report(*launch(n, Path(tmp), None))
     wall = time.perf_counter() - t0
-    print(f"nbval over {len(notebooks)} notebooks, {args.jobs} at a time: {wall:.0f} s")
-    if not args.notebooks:  # the whole book: the status page shows the wall-clock time
-        RUN.write_text(json.dumps({"wall_seconds": round(wall, 1), "jobs": args.jobs,
-                                   "notebooks": len(notebooks), "failed": failed}))
+    print(
+        f"nbval over {len(notebooks)} notebooks, {args.jobs} at a time: "
+        f"{wall:.0f} s"
+    )
+    if (
+        not args.notebooks
+    ):  # the whole book: the status page shows the wall-clock time
+        RUN.write_text(
+            json.dumps(
+                {
+                    "wall_seconds": round(wall, 1),
+                    "jobs": args.jobs,
+                    "notebooks": len(notebooks),
+                    "failed": failed,
+                }
+            )
+        )
     return 1 if failed else 0
 
 

@@ -1,4 +1,5 @@
-"""The coursework tooling (student edition, grader, Otter export) on a small synthetic chapter."""
+"""The coursework tooling (student edition, grader, Otter export) on a small
+synthetic chapter."""
 
 import json
 import subprocess
@@ -10,40 +11,85 @@ import pytest
 from lnpower.book import assignments as A
 from lnpower.book import otter
 
-EXERCISE = ":::{{exercise}} {title}\n:label: {label}\n\n{text}\n:::\n\n:::{{solution}} {label}\n" \
-           ":class: dropdown\n\nThe answer is secret.\n:::"
+EXERCISE = (
+    ":::{{exercise}} {title}\n:label: "
+    "{label}\n\n{text}\n:::\n\n:::{{solution}} {label}\n"
+    ":class: dropdown\n\nThe answer is secret.\n:::"
+)
 
 
 def tcell(body, points=1, hidden=True, message="expected something else"):
-    head = f'""" # BEGIN TEST CONFIG\npoints: {points}\nhidden: {str(hidden).lower()}\n' \
-           f'failure_message: {json.dumps(message)}\n""" # END TEST CONFIG\n'
+    head = (
+        f'""" # BEGIN TEST CONFIG\npoints: {points}\nhidden: '
+        f"{str(hidden).lower()}\n"
+        f'failure_message: {json.dumps(message)}\n""" # END TEST CONFIG\n'
+    )
     tags = ["test", "remove-cell"] if hidden else ["test"]
     return nbformat.v4.new_code_cell(head + body, metadata={"tags": tags})
 
 
-def chapter(double="def double(x):\n    return 2 * x", square="square_of_base = base**2",
-            deriv="import sympy as sp\n\nx = sp.Symbol('x')\nderiv = sp.diff(x**3, x)"):
+def chapter(
+    double="def double(x):\n    return 2 * x",
+    square="square_of_base = base**2",
+    deriv="import sympy as sp\n\nx = sp.Symbol('x')\nderiv = sp.diff(x**3, x)",
+):
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     sol = {"tags": ["solution", "hide-input"]}
-    cells = [md("# A chapter"), code("base = 3"), md("Some text.\n\n## Exercises\n\nWork."),
-             md(EXERCISE.format(title="1 — Double", label="ex-double", text="Write double.")),
-             code(double, metadata=sol),
-             tcell("assert callable(double)", points=0, hidden=False,
-                       message="define a function"),
-             tcell("assert double(base) == 6", message="double(3) should be 6"),
-             tcell("assert double(-1) == -2", message="double(-1) should be -2: x + 3?"),
-             md(EXERCISE.format(title="2 — Two parts", label="ex-two", text="(a) and (b).")),
-             code(square, metadata=sol),
-             tcell("assert square_of_base == 9", points=2, message="3 squared is 9"),
-             code(deriv, metadata=sol),
-             tcell("import sympy as sp\nfrom lnpower.book.assignments import "
-                       "same_expression\nassert same_expression(deriv, 3 * sp.Symbol('x')**2)",
-                       message="the derivative of x^3 is 3x^2"),
-             md(EXERCISE.format(title="3 — Explain", label="ex-written", text="Explain.")),
-             code("assert base == 3", metadata={"tags": ["answer", "hide-input"]}),
-             code("print('after the exercises', base)")]
-    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    cells = [
+        md("# A chapter"),
+        code("base = 3"),
+        md("Some text.\n\n## Exercises\n\nWork."),
+        md(
+            EXERCISE.format(
+                title="1 — Double", label="ex-double", text="Write double."
+            )
+        ),
+        code(double, metadata=sol),
+        tcell(
+            "assert callable(double)",
+            points=0,
+            hidden=False,
+            message="define a function",
+        ),
+        tcell("assert double(base) == 6", message="double(3) should be 6"),
+        tcell(
+            "assert double(-1) == -2",
+            message="double(-1) should be -2: x + 3?",
+        ),
+        md(
+            EXERCISE.format(
+                title="2 — Two parts", label="ex-two", text="(a) and (b)."
+            )
+        ),
+        code(square, metadata=sol),
+        tcell(
+            "assert square_of_base == 9", points=2, message="3 squared is 9"
+        ),
+        code(deriv, metadata=sol),
+        tcell(
+            "import sympy as sp\nfrom lnpower.book.assignments import "
+            "same_expression\nassert same_expression(deriv, 3 * "
+            "sp.Symbol('x')**2)",
+            message="the derivative of x^3 is 3x^2",
+        ),
+        md(
+            EXERCISE.format(
+                title="3 — Explain", label="ex-written", text="Explain."
+            )
+        ),
+        code("assert base == 3", metadata={"tags": ["answer", "hide-input"]}),
+        code("print('after the exercises', base)"),
+    ]
+    return nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3",
+                "language": "python",
+            }
+        },
+    )
 
 
 def write(tmp_path, nb, name="chapter.ipynb"):
@@ -53,7 +99,9 @@ def write(tmp_path, nb, name="chapter.ipynb"):
 
 
 def scores(result):
-    return {q["question"]: (q["score"], q["status"]) for q in result["questions"]}
+    return {
+        q["question"]: (q["score"], q["status"]) for q in result["questions"]
+    }
 
 
 def test_parts_points_and_names():
@@ -66,7 +114,9 @@ def test_parts_points_and_names():
 
 def test_instructor_edition_full_marks(tmp_path):
     r = A.grade(write(tmp_path, chapter()), timeout=60)
-    assert (r["score"], r["max_score"]) == (5, 5) and not r["errors_outside"], r
+    assert (r["score"], r["max_score"]) == (5, 5) and not r[
+        "errors_outside"
+    ], r
     assert not r["errors_in_answers"]
     assert {q["status"] for q in r["questions"]} == {"passed"}
 
@@ -76,20 +126,33 @@ def test_student_edition_hides_answers_and_scores_zero(tmp_path):
     out = A.write_student_editions(src, tmp_path / "student")
     nb = nbformat.read(out[0], as_version=4)
     text = "\n".join(c.source for c in nb.cells)
-    assert "{solution}" not in text and "secret" not in text and "return 2 * x" not in text
-    assert "double(base) == 6" not in text and "assert base == 3" not in text  # hidden, answer
+    assert (
+        "{solution}" not in text
+        and "secret" not in text
+        and "return 2 * x" not in text
+    )
+    assert (
+        "double(base) == 6" not in text and "assert base == 3" not in text
+    )  # hidden, answer
     assert "assert callable(double)" in text  # the visible check stays
     assert "def double(x):" in text and "square_of_base = ..." in text
     r = A.grade(out[0], tests=src, timeout=60)
     assert r["score"] == 0 and r["max_score"] == 5
     assert {q["status"] for q in r["questions"]} == {"not attempted"}
-    assert not r["errors_outside"], "cells outside the exercises must still run"
+    assert not r["errors_outside"], (
+        "cells outside the exercises must still run"
+    )
 
 
 def test_partial_credit_and_messages(tmp_path):
     src = write(tmp_path, chapter())
-    wrong = write(tmp_path, A.with_answer(chapter(), "ex-double",
-                                          "def double(x):\n    return x + 3"), "wrong.ipynb")
+    wrong = write(
+        tmp_path,
+        A.with_answer(
+            chapter(), "ex-double", "def double(x):\n    return x + 3"
+        ),
+        "wrong.ipynb",
+    )
     r = A.grade(wrong, tests=src, timeout=60)
     assert scores(r)["ex-double"] == (1, "partial") and r["score"] == 4
     msg = " ".join(r["questions"][0]["messages"])
@@ -98,8 +161,11 @@ def test_partial_credit_and_messages(tmp_path):
 
 def test_wrong_symbolic_answer_fails(tmp_path):
     src = write(tmp_path, chapter())
-    nb = A.with_answer(chapter(), "ex-two-b",
-                       "import sympy as sp\n\nx = sp.Symbol('x')\nderiv = 2 * x**2")
+    nb = A.with_answer(
+        chapter(),
+        "ex-two-b",
+        "import sympy as sp\n\nx = sp.Symbol('x')\nderiv = 2 * x**2",
+    )
     r = A.grade(write(tmp_path, nb, "w.ipynb"), tests=src, timeout=60)
     assert scores(r)["ex-two-b"] == (0, "failed") and r["score"] == 4
 
@@ -107,7 +173,9 @@ def test_wrong_symbolic_answer_fails(tmp_path):
 def test_tests_come_from_the_source_not_the_submission(tmp_path):
     src = write(tmp_path, chapter())
     nb = A.student_edition(chapter())
-    for c in nb.cells:  # a student who edits the checks and adds a test cell gains nothing
+    for c in (
+        nb.cells
+    ):  # a student who edits the checks and adds a test cell gains nothing
         if A.is_test(c):
             c.source = "pass"
     nb.cells.append(tcell("assert True", points=100))
@@ -118,12 +186,27 @@ def test_tests_come_from_the_source_not_the_submission(tmp_path):
 def test_grade_editions_matches_separate_grading(tmp_path):
     src = write(tmp_path, chapter())
     wrong = A.with_answer(chapter(), "ex-two-a", "square_of_base = base * 2")
-    leak = A.with_answer(chapter(), "ex-two-a", "pass")  # must not see the solution's variable
-    r = A.grade_editions(src, {"instructor": chapter(), "student": A.student_edition(chapter()),
-                               "wrong": wrong, "leak": leak}, timeout=60)
+    leak = A.with_answer(
+        chapter(), "ex-two-a", "pass"
+    )  # must not see the solution's variable
+    r = A.grade_editions(
+        src,
+        {
+            "instructor": chapter(),
+            "student": A.student_edition(chapter()),
+            "wrong": wrong,
+            "leak": leak,
+        },
+        timeout=60,
+    )
     assert r["instructor"]["score"] == 5 and r["student"]["score"] == 0
-    assert r["wrong"]["score"] == 3 and scores(r["wrong"])["ex-two-a"] == (0, "failed")
-    assert scores(r["leak"])["ex-two-a"][0] == 0, "state leaked between editions"
+    assert r["wrong"]["score"] == 3 and scores(r["wrong"])["ex-two-a"] == (
+        0,
+        "failed",
+    )
+    assert scores(r["leak"])["ex-two-a"][0] == 0, (
+        "state leaked between editions"
+    )
     assert not r["errors_in_body"]
 
 
@@ -137,8 +220,12 @@ def test_grade_editions_refuses_a_different_body(tmp_path):
 
 def test_exception_and_timeout_do_not_stop_grading(tmp_path):
     src = write(tmp_path, chapter())
-    nb = A.with_answer(chapter(), "ex-double", "def double(x):\n    return 1 / 0\n\ndouble(1)")
-    nb = A.with_answer(nb, "ex-two-a", "import time\nwhile True:\n    time.sleep(0.1)")
+    nb = A.with_answer(
+        chapter(), "ex-double", "def double(x):\n    return 1 / 0\n\ndouble(1)"
+    )
+    nb = A.with_answer(
+        nb, "ex-two-a", "import time\nwhile True:\n    time.sleep(0.1)"
+    )
     r = A.grade(write(tmp_path, nb, "bad.ipynb"), tests=src, timeout=5)
     s = scores(r)
     assert s["ex-double"] == (0, "failed") and s["ex-two-a"] == (0, "failed")
@@ -163,9 +250,16 @@ def test_authoring_errors_are_refused():
 
 
 def test_stub():
-    s = A.stub('import torch\n\n\ndef f(a, b=2):\n    """Doc."""\n    return a\n\n\nx = f(1)\n'
-               'print(x)\n', "ex-q")
-    assert "import torch" in s and 'def f(a, b=2):\n    """Doc."""\n    raise' in s
+    s = A.stub(
+        'import torch\n\n\ndef f(a, b=2):\n    """Doc."""\n    return '
+        "a\n\n\nx = f(1)\n"
+        "print(x)\n",
+        "ex-q",
+    )
+    assert (
+        "import torch" in s
+        and 'def f(a, b=2):\n    """Doc."""\n    raise' in s
+    )
     assert "x = ..." in s and "print" not in s and "return a" not in s
     assert "NotImplementedError" in A.stub("print(1)", "ex-q")
 
@@ -174,31 +268,55 @@ def test_same_expression():
     import sympy as sp
 
     n, d = sp.symbols("n d", positive=True)
-    assert A.same_expression(sp.Symbol("n") / sp.Symbol("d"), n / d)  # matched by name
+    assert A.same_expression(
+        sp.Symbol("n") / sp.Symbol("d"), n / d
+    )  # matched by name
     assert A.same_expression((n**2 + n * d - n) / d**2, n * (n + d - 1) / d**2)
     assert not A.same_expression(2 * n / d, n / d)
     assert not A.same_expression(n / sp.Symbol("k"), n / d)  # a foreign symbol
-    assert not A.same_expression(Ellipsis, n / d) and not A.same_expression("n/", n / d)
+    assert not A.same_expression(Ellipsis, n / d) and not A.same_expression(
+        "n/", n / d
+    )
     x = sp.Symbol("x")
-    assert A.same_expression(sp.sqrt(x**2), x, names=("x",)) is False or True  # no crash
+    assert (
+        A.same_expression(sp.sqrt(x**2), x, names=("x",)) is False or True
+    )  # no crash
     assert A.same_expression((1 + x) ** 3, 1 + 3 * x + 3 * x**2 + x**3)
 
 
 def test_cli(tmp_path):
     src = write(tmp_path, chapter())
     cli = [sys.executable, "-m", "lnpower", "assignments"]
-    r = subprocess.run([*cli, "grade", str(src), "--json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [*cli, "grade", str(src), "--json"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["score"] == out["max_score"] == 5 and len(out["questions"]) == 3
-    r = subprocess.run([*cli, "student", str(src), "--out", str(tmp_path / "s")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [*cli, "student", str(src), "--out", str(tmp_path / "s")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([*cli, "grade", str(tmp_path / "s" / "chapter.ipynb"), "--tests",
-                        str(src), "--json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            *cli,
+            "grade",
+            str(tmp_path / "s" / "chapter.ipynb"),
+            "--tests",
+            str(src),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["score"] == 0, r.stderr
-    r = subprocess.run([*cli, "grade", str(tmp_path / "missing.ipynb")], capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [*cli, "grade", str(tmp_path / "missing.ipynb")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "no notebook" in r.stderr
 
 
@@ -206,36 +324,62 @@ def test_otter_master_structure():
     m = otter.master(chapter(), "chapter")
     raw = [c.source.split("\n")[0] for c in m.cells if c.cell_type == "raw"]
     assert raw[0] == "# ASSIGNMENT CONFIG"
-    assert raw.count("# BEGIN QUESTION") == 4 and raw.count("# END QUESTION") == 4
+    assert (
+        raw.count("# BEGIN QUESTION") == 4 and raw.count("# END QUESTION") == 4
+    )
     assert raw.count("# BEGIN TESTS") == 3
-    assert otter.question_names_of(m) == ["ex-double", "ex-two-a", "ex-two-b", "ex-written"]
-    sol = next(c.source for c in m.cells if "# BEGIN SOLUTION NO PROMPT" in c.source)
-    assert "# BEGIN PROMPT" in sol and "raise NotImplementedError" in sol and "2 * x" in sol
+    assert otter.question_names_of(m) == [
+        "ex-double",
+        "ex-two-a",
+        "ex-two-b",
+        "ex-written",
+    ]
+    sol = next(
+        c.source for c in m.cells if "# BEGIN SOLUTION NO PROMPT" in c.source
+    )
+    assert (
+        "# BEGIN PROMPT" in sol
+        and "raise NotImplementedError" in sol
+        and "2 * x" in sol
+    )
     text = "\n".join(c.source for c in m.cells if c.cell_type == "markdown")
     assert text.count("The answer is secret.") == 3  # each in a solution block
 
 
 def test_otter_assign_and_run(tmp_path):
-    """otter assign builds; otter run (no container) gives the solutions full marks and the
-    student notebook zero."""
+    """otter assign builds; otter run (no container) gives the solutions
+    full marks and the student notebook zero."""
     src = write(tmp_path, chapter())
     (entry,) = otter.export(src, tmp_path / "otter")
     student = nbformat.read(entry["student"], as_version=4)
     text = "\n".join(c.source for c in student.cells)
-    assert "return 2 * x" not in text and "secret" not in text and "double(-1)" not in text
-    full = otter.run(entry["autograder"], entry["autograder_notebook"], tmp_path / "r1")
+    assert (
+        "return 2 * x" not in text
+        and "secret" not in text
+        and "double(-1)" not in text
+    )
+    full = otter.run(
+        entry["autograder"], entry["autograder_notebook"], tmp_path / "r1"
+    )
     assert full["score"] == full["max_score"] == 5, full["questions"]
     zero = otter.run(entry["autograder"], entry["student"], tmp_path / "r2")
     assert zero["score"] == 0 and zero["max_score"] == 5, zero["questions"]
 
 
 def test_body_timeout_is_separate(tmp_path):
-    """A slow body cell (training on a cold cache) gets body_timeout; the editions' cells and
-    the tests keep the short timeout."""
+    """A slow body cell (training on a cold cache) gets body_timeout; the
+    editions' cells and the tests keep the short timeout."""
     nb = chapter()
     nb.cells[1].source = "import time\ntime.sleep(3)\nbase = 3"
     src = write(tmp_path, nb)
-    slow = A.with_answer(nb, "ex-two-a", "import time\ntime.sleep(3)\nsquare_of_base = 9")
-    r = A.grade_editions(src, {"instructor": nb, "slow": slow}, timeout=2, body_timeout=20)
+    slow = A.with_answer(
+        nb, "ex-two-a", "import time\ntime.sleep(3)\nsquare_of_base = 9"
+    )
+    r = A.grade_editions(
+        src, {"instructor": nb, "slow": slow}, timeout=2, body_timeout=20
+    )
     assert not r["errors_in_body"] and r["instructor"]["score"] == 5
-    assert scores(r["slow"])["ex-two-a"] == (0, "failed") and r["slow"]["errors_in_answers"]
+    assert (
+        scores(r["slow"])["ex-two-a"] == (0, "failed")
+        and r["slow"]["errors_in_answers"]
+    )

@@ -1,4 +1,5 @@
-"""The engine against the model's own forward pass and autograd (lnpower.book.bench)."""
+"""The engine against the model's own forward pass and autograd
+(lnpower.book.bench)."""
 
 import pytest
 import torch
@@ -8,30 +9,44 @@ from lnpower.book import bench
 from lnpower.tasks import Task, embed, generator, targets
 
 
-@pytest.mark.parametrize("loops,ln,target", [(1, True, "normalized"), (1, False, "unnormalized"),
-                                             (4, True, "subspace"), (3, False, "normalized")])
+@pytest.mark.parametrize(
+    "loops,ln,target",
+    [
+        (1, True, "normalized"),
+        (1, False, "unnormalized"),
+        (4, True, "subspace"),
+        (3, False, "normalized"),
+    ],
+)
 def test_gradients_equal_autograd(loops, ln, target):
     X, a = Task("sphere", 5, 9).sample(32, generator(0))
     E, Y = embed(X, a), targets(X, a, target)
     g = generator(1)
-    W, V = (0.3 * torch.randn(10, 10, generator=g, dtype=torch.float64) for _ in range(2))
+    W, V = (
+        0.3 * torch.randn(10, 10, generator=g, dtype=torch.float64)
+        for _ in range(2)
+    )
     l1, gW1, gV1 = bench.naive_grad(E, Y, W, V, loops, ln, target)
-    l2, gW2, gV2 = engine.Model(loops, ln, target).loss_and_grad(E[None], Y[None], W[None],
-                                                                 V[None])
+    l2, gW2, gV2 = engine.Model(loops, ln, target).loss_and_grad(
+        E[None], Y[None], W[None], V[None]
+    )
     torch.testing.assert_close(l2[0], l1, rtol=1e-12, atol=0)
     torch.testing.assert_close(gW2[0], gW1, rtol=1e-10, atol=1e-12)
     torch.testing.assert_close(gV2[0], gV1, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("dtype,rtol", [(torch.float64, 1e-10), (torch.float32, 1e-4)])
+@pytest.mark.parametrize(
+    "dtype,rtol", [(torch.float64, 1e-10), (torch.float32, 1e-4)]
+)
 def test_training_trajectories_agree(dtype, rtol):
-    """100 SGD steps of the looped model (L = 4) with the engine and with autograd +
-    torch.optim.SGD on the same batches give the same losses."""
+    """100 SGD steps of the looped model (L = 4) with the engine and with
+    autograd + torch.optim.SGD on the same batches give the same losses."""
     X, a = Task("sphere", 8, 16).sample(512, generator(2))
     E, Y = embed(X, a).to(dtype), targets(X, a, "subspace").to(dtype)
     g = generator(3)
-    # the paper's initialisation (W = 0, V21 = I) plus small noise in every block; from a large
-    # random initialisation the trajectory is chaotic and rounding alone separates the two
+    # the paper's initialisation (W = 0, V21 = I) plus small noise in every
+    # block; from a large random initialisation the trajectory is chaotic and
+    # rounding alone separates the two
     W0 = 0.01 * torch.randn(16, 16, generator=g, dtype=torch.float64).to(dtype)
     V0 = 0.01 * torch.randn(16, 16, generator=g, dtype=torch.float64).to(dtype)
     V0[8:, :8] += torch.eye(8, dtype=dtype)
@@ -54,5 +69,10 @@ def test_training_trajectories_agree(dtype, rtol):
 
 
 def test_flop_count_matches_layer_shapes():
-    assert bench.engine_flops(1, 1, 16, 32) < bench.engine_flops(2, 1, 16, 32) / 10
-    assert bench.engine_flops(10, 2, 16, 32) == 2 * bench.engine_flops(10, 1, 16, 32)
+    assert (
+        bench.engine_flops(1, 1, 16, 32)
+        < bench.engine_flops(2, 1, 16, 32) / 10
+    )
+    assert bench.engine_flops(10, 2, 16, 32) == 2 * bench.engine_flops(
+        10, 1, 16, 32
+    )

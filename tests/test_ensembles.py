@@ -1,5 +1,6 @@
-"""Verdicts over seed ensembles: the seed shift, the status rules, epoch sampling, the cache
-lock that lets two chapters share an ensemble, and the stored runs at the epoch reading."""
+"""Verdicts over seed ensembles: the seed shift, the status rules, epoch
+sampling, the cache lock that lets two chapters share an ensemble, and the
+stored runs at the epoch reading."""
 
 import dataclasses
 import fcntl
@@ -14,7 +15,9 @@ from lnpower.claims import Result, Spread, ordering, over_seeds, summary
 from lnpower.config import TrainConfig, paper_config
 from lnpower.train import _epochs, fit
 
-SMALL = dict(d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5)
+SMALL = dict(
+    d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5
+)
 
 
 def test_seed_shift(monkeypatch):
@@ -23,7 +26,9 @@ def test_seed_shift(monkeypatch):
 
     monkeypatch.delenv(seeding.ENV, raising=False)
     base = draw()
-    assert torch.equal(base, torch.rand(3, generator=torch.Generator().manual_seed(7)))
+    assert torch.equal(
+        base, torch.rand(3, generator=torch.Generator().manual_seed(7))
+    )
     monkeypatch.setenv(seeding.ENV, "1")
     one = draw()
     assert not torch.equal(one, base) and torch.equal(one, draw())
@@ -46,9 +51,14 @@ def test_shift_changes_training(monkeypatch):
     assert fit(c).train_loss != a
 
 
-@pytest.mark.parametrize("holds, status", [((1, 1, 1), "reproduced"),
-                                           ((0, 0, 0), "not reproduced"),
-                                           ((1, 0, 1), "seed-dependent")])
+@pytest.mark.parametrize(
+    "holds, status",
+    [
+        ((1, 1, 1), "reproduced"),
+        ((0, 0, 0), "not reproduced"),
+        ((1, 0, 1), "seed-dependent"),
+    ],
+)
 def test_spread_rule(holds, status):
     s = Spread((0.1, 0.2, 0.3), tuple(map(bool, holds)))
     assert s.status() == status
@@ -66,7 +76,10 @@ def test_spread_refuses_mismatch():
 def test_ordering_rules():
     clear = {"a": [3.0, 3.1, 2.9], "b": [2.0, 2.1, 1.9], "c": [1.0, 1.1, 0.9]}
     assert ordering(clear)[0] == "reproduced"
-    close = {"a": [3.0, 2.0, 2.6], "b": [2.5, 2.4, 2.2]}  # medians 2.6 > 2.4, spread wider
+    close = {
+        "a": [3.0, 2.0, 2.6],
+        "b": [2.5, 2.4, 2.2],
+    }  # medians 2.6 > 2.4, spread wider
     assert ordering(close)[0] == "inconclusive"
     flipped = {"a": [1.0, 1.1, 0.9], "b": [2.0, 2.1, 1.9]}
     assert ordering(flipped)[0] == "not reproduced"
@@ -76,26 +89,48 @@ def test_ordering_rules():
 
 def test_summary_counts_sources_apart():
     def r(source, status):
-        return Result("x", "", "", "", 0, "", status, "", "", source, "thm-4-1")
+        return Result(
+            "x", "", "", "", 0, "", status, "", "", source, "thm-4-1"
+        )
 
-    text = summary([r("paper", "reproduced"), r("book", "not reproduced"),
-                    r("paper", "seed-dependent")])
+    text = summary(
+        [
+            r("paper", "reproduced"),
+            r("book", "not reproduced"),
+            r("paper", "seed-dependent"),
+        ]
+    )
     paper, book = text.split("; the book's")
-    assert "the paper's claims (2): 1 reproduced" in paper and "1 seed-dependent" in paper
+    assert (
+        "the paper's claims (2): 1 reproduced" in paper
+        and "1 seed-dependent" in paper
+    )
     assert "own claims (1)" in book and "1 not reproduced" in book
 
 
 def test_epoch_sampling_is_passes_without_replacement():
-    cfgs = [TrainConfig(**{**SMALL, "seed": s}, sampling="epochs") for s in (0, 1)]
+    cfgs = [
+        TrainConfig(**{**SMALL, "seed": s}, sampling="epochs") for s in (0, 1)
+    ]
     gens = [tasks.generator(s) for s in (0, 1)]
     draw = _epochs(cfgs, gens)
     per = SMALL["train_size"] // SMALL["batch"]
     for r in range(2):
         first = torch.cat([draw(t)[r] for t in range(per)])
-        assert len(set(first.tolist())) == per * SMALL["batch"]  # no repeats in a pass
+        assert (
+            len(set(first.tolist())) == per * SMALL["batch"]
+        )  # no repeats in a pass
     assert cfgs[0].epoch_steps(3) == 3 * per
-    long = fit(TrainConfig(**{**SMALL, "steps": 40}, sampling="epochs", dtype="float64"))
-    short = fit(TrainConfig(**{**SMALL, "steps": 20}, sampling="epochs", dtype="float64"))
+    long = fit(
+        TrainConfig(
+            **{**SMALL, "steps": 40}, sampling="epochs", dtype="float64"
+        )
+    )
+    short = fit(
+        TrainConfig(
+            **{**SMALL, "steps": 20}, sampling="epochs", dtype="float64"
+        )
+    )
     assert long.w[:21] == short.w  # a prefix of a run is the shorter run
 
 
@@ -104,8 +139,10 @@ def test_epoch_sampling_refuses_large_batch():
         TrainConfig(**{**SMALL, "batch": 300}, sampling="epochs")
     with pytest.raises(ValueError, match="sampling must be one of"):
         TrainConfig(**SMALL, sampling="bootstrap")
-    assert any("minibatch of 300" in line for line in
-               TrainConfig(**{**SMALL, "batch": 300}).departures())
+    assert any(
+        "minibatch of 300" in line
+        for line in TrainConfig(**{**SMALL, "batch": 300}).departures()
+    )
 
 
 def test_busy_entry_is_skipped_then_waited_for(tmp_path):
@@ -115,21 +152,29 @@ def test_busy_entry_is_skipped_then_waited_for(tmp_path):
         calls.append(1)
         return [1.0]
 
-    save = lambda out, folder: (folder / "x.json").write_text(json.dumps(out))  # noqa: E731
-    load = lambda folder: json.loads((folder / "x.json").read_text())  # noqa: E731
+    def save(out, folder):
+        (folder / "x.json").write_text(json.dumps(out))
+
+    def load(folder):
+        return json.loads((folder / "x.json").read_text())
+
     entry = tmp_path / f"t-{cache.key([1], ())}"
     with open(cache._lock_file(entry), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process is computing it
         with pytest.raises(cache.Busy):
-            cache.cached("t", [1], (), compute, save, load, tmp_path, wait=False)
-    assert cache.cached("t", [1], (), compute, save, load, tmp_path, wait=False) == [1.0]
+            cache.cached(
+                "t", [1], (), compute, save, load, tmp_path, wait=False
+            )
+    assert cache.cached(
+        "t", [1], (), compute, save, load, tmp_path, wait=False
+    ) == [1.0]
     assert cache.cached("t", [1], (), compute, save, load, tmp_path) == [1.0]
     assert calls == [1]
 
 
 def test_stored_runs_match_the_code():
-    """Every stored run has the configuration and the code fingerprint asked for now
-    (else: `python -m lnpower stored-runs`)."""
+    """Every stored run has the configuration and the code fingerprint asked
+    for now (else: `python -m lnpower stored-runs`)."""
     for name in stored.NAMES:
         stored.check(name)
         rec = stored.record(name)
@@ -148,15 +193,21 @@ def test_stored_check_refuses_other_config(monkeypatch):
 
 
 def test_stored_run_retrains_within_the_ensemble(monkeypatch):
-    """The first 2000 iterations of the stored LN run (Task 1), trained again here, end
-    within the spread of a 5-seed ensemble of the same settings: the stored run is what
-    this code on this machine trains, up to float32 differences between machines."""
-    monkeypatch.delenv(seeding.ENV, raising=False)  # the stored runs are unshifted
+    """The first 2000 iterations of the stored LN run (Task 1), trained
+    again here, end within the spread of a 5-seed ensemble of the same
+    settings: the stored run is what this code on this machine trains, up to
+    float32 differences between machines."""
+    monkeypatch.delenv(
+        seeding.ENV, raising=False
+    )  # the stored runs are unshifted
     h = stored.load("layer")["sphere"][0]
-    cfg = dataclasses.replace(stored.configs("layer")[0], steps=2000, snapshot_steps=(),
-                              log_points=5)
+    cfg = dataclasses.replace(
+        stored.configs("layer")[0], steps=2000, snapshot_steps=(), log_points=5
+    )
     again = fit(cfg).product[-1]
-    ens = [fit(dataclasses.replace(cfg, seed=s)).product[-1] for s in range(1, 6)]
+    ens = [
+        fit(dataclasses.replace(cfg, seed=s)).product[-1] for s in range(1, 6)
+    ]
     width = max(ens) - min(ens)
     assert abs(again - h.product[2000]) <= width
     assert min(ens) - width <= h.product[2000] <= max(ens) + width

@@ -1,4 +1,5 @@
-"""The house style of the figures (lnpower.plots): what the text promises about every figure."""
+"""The house style of the figures (lnpower.plots): what the text promises
+about every figure."""
 
 import matplotlib
 
@@ -29,11 +30,15 @@ def labelled(ax):
 
 def test_every_axis_labelled_and_legible():
     fig, ax = plots.losses({"a": history()}, test=True)
-    assert labelled(ax) and ax.get_xscale() == "log"  # no symlog: no negative steps
+    assert (
+        labelled(ax) and ax.get_xscale() == "log"
+    )  # no symlog: no negative steps
     assert min(t.get_fontsize() for t in ax.get_legend().get_texts()) >= 8
     fig, ax = plots.growth({"Task 1": history()}, 0.25)
     assert labelled(ax)
-    fig, ax = plots.error_vs_loops({"x": [0.5, 0.2, 0.1], "power method": [0.4, 0.1, 0.02]})
+    fig, ax = plots.error_vs_loops(
+        {"x": [0.5, 0.2, 0.1], "power method": [0.4, 0.1, 0.02]}
+    )
     assert labelled(ax)
 
 
@@ -41,11 +46,15 @@ def test_references_are_dotted_and_drawn_above_the_data():
     fig, ax = plots.growth({"Task 1": history()}, 0.25)
     ref = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
     data = [ln for ln in ax.get_lines() if ln.get_linestyle() != ":"]
-    assert ref and all(r.get_zorder() > d.get_zorder() for r in ref for d in data)
+    assert ref and all(
+        r.get_zorder() > d.get_zorder() for r in ref for d in data
+    )
 
 
 def test_power_method_black_and_dashed():
-    fig, ax = plots.error_vs_loops({"T = 100": [0.5, 0.3], "power method": [0.4, 0.1]})
+    fig, ax = plots.error_vs_loops(
+        {"T = 100": [0.5, 0.3], "power method": [0.4, 0.1]}
+    )
     (pm,) = [ln for ln in ax.get_lines() if ln.get_label() == "power method"]
     assert pm.get_linestyle() == "--" and pm.get_color() in ("k", "black")
 
@@ -53,18 +62,33 @@ def test_power_method_black_and_dashed():
 def test_bounds_clipped_at_one():
     fig, ax = plots.subplots()
     L = np.arange(1, 6)
-    plots.bounds(ax, L, 0.01 * np.ones(5), np.array([5.0, 3, 1.5, 0.9, 0.5]),
-                 0.2 * np.ones(5), "x", "C0")
+    plots.bounds(
+        ax,
+        L,
+        0.01 * np.ones(5),
+        np.array([5.0, 3, 1.5, 0.9, 0.5]),
+        0.2 * np.ones(5),
+        "x",
+        "C0",
+    )
     top = ax.collections[0].get_paths()[0].vertices[:, 1].max()
     assert top <= 1.0
 
 
 def test_fig3_one_colour_per_configuration_in_every_panel():
-    runs = {(t, d, n): history(seed=d + n, d=d, n=n) for t in ("sphere", "rotated")
-            for d, n in ((4, 8), (4, 16))}
+    runs = {
+        (t, d, n): history(seed=d + n, d=d, n=n)
+        for t in ("sphere", "rotated")
+        for d, n in ((4, 8), (4, 16))
+    }
     fig, axes = plots.fig3(runs)
-    colours = [{ln.get_label().rsplit(",", 1)[0]: ln.get_color() for ln in ax.get_lines()}
-               for ax in axes]
+    colours = [
+        {
+            ln.get_label().rsplit(",", 1)[0]: ln.get_color()
+            for ln in ax.get_lines()
+        }
+        for ax in axes
+    ]
     assert colours[0] == colours[1]
 
 
@@ -74,15 +98,23 @@ def test_fixed_colours(key):
 
 
 def test_style_restores_only_its_own_settings():
-    """Jupyter's inline backend switches on interactive mode when the first figure is drawn;
-    if leaving the style undid that (as ``rc_context`` does), no later figure would be shown."""
+    """Jupyter's inline backend switches on interactive mode when the first
+    figure is drawn; if leaving the style undid that (as ``rc_context``
+    does), no later figure would be shown."""
     was = matplotlib.is_interactive()
     try:
         with plots.style():
             matplotlib.interactive(not was)
-            assert matplotlib.rcParams["legend.fontsize"] == plots.STYLE["legend.fontsize"]
+            assert (
+                matplotlib.rcParams["legend.fontsize"]
+                == plots.STYLE["legend.fontsize"]
+            )
         assert matplotlib.is_interactive() is (not was)
-        assert matplotlib.rcParams["legend.fontsize"] != plots.STYLE["legend.fontsize"] or \
-            matplotlib.rcParamsDefault["legend.fontsize"] == plots.STYLE["legend.fontsize"]
+        assert (
+            matplotlib.rcParams["legend.fontsize"]
+            != plots.STYLE["legend.fontsize"]
+            or matplotlib.rcParamsDefault["legend.fontsize"]
+            == plots.STYLE["legend.fontsize"]
+        )
     finally:
         matplotlib.interactive(was)

@@ -1,5 +1,6 @@
-"""Nothing lost, nothing silent: output paths checked first, atomic writes, memory refused up
-front, departures from the paper's assumptions named, the paper's defaults per model."""
+"""Nothing lost, nothing silent: output paths checked first, atomic writes,
+memory refused up front, departures from the paper's assumptions named, the
+paper's defaults per model."""
 
 import json
 import subprocess
@@ -17,13 +18,31 @@ from lnpower.history import History
 from lnpower.train import fit
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["--d", "4", "--n", "8", "--steps", "3", "--train-size", "40", "--test-size", "20",
-        "--eval-size", "20", "--batch", "16"]
+TINY = [
+    "--d",
+    "4",
+    "--n",
+    "8",
+    "--steps",
+    "3",
+    "--train-size",
+    "40",
+    "--test-size",
+    "20",
+    "--eval-size",
+    "20",
+    "--batch",
+    "16",
+]
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "lnpower", *args], capture_output=True,
-                          text=True, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "lnpower", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
 
 
 def test_save_path_checked_before_training(tmp_path, monkeypatch, capsys):
@@ -31,16 +50,26 @@ def test_save_path_checked_before_training(tmp_path, monkeypatch, capsys):
     blocker.write_text("")
 
     def must_not_train(*a, **k):
-        raise AssertionError("training started before the output path was checked")
+        raise AssertionError(
+            "training started before the output path was checked"
+        )
 
     monkeypatch.setattr(lnpower.train, "fit", must_not_train)
     assert main(["train", *TINY, "--save", str(blocker / "run")]) == 2
     err = capsys.readouterr().err
-    assert "cannot write to" in err and str(blocker) in err and err.count("\n") == 1
+    assert (
+        "cannot write to" in err
+        and str(blocker) in err
+        and err.count("\n") == 1
+    )
 
 
 def test_history_save_is_atomic(tmp_path, monkeypatch):
-    h = fit(TrainConfig(d=4, n=8, steps=3, train_size=40, test_size=20, eval_size=20))
+    h = fit(
+        TrainConfig(
+            d=4, n=8, steps=3, train_size=40, test_size=20, eval_size=20
+        )
+    )
     path = h.save(tmp_path / "run")
     before = path.read_bytes()
 
@@ -52,7 +81,9 @@ def test_history_save_is_atomic(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         h.save(tmp_path / "run")
     assert path.read_bytes() == before and History.load(path).w == h.w
-    assert [p.name for p in path.parent.iterdir()] == ["history.pt"]  # no temporary left
+    assert [p.name for p in path.parent.iterdir()] == [
+        "history.pt"
+    ]  # no temporary left
 
 
 def test_interrupted_computation_leaves_no_cache_entry(tmp_path):
@@ -64,25 +95,38 @@ def test_interrupted_computation_leaves_no_cache_entry(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         cache.cached("t", [1], ("model",), boom, save, load, tmp_path)
     assert list(tmp_path.iterdir()) == []
-    assert cache.cached("t", [1], ("model",), lambda: 7, save, load, tmp_path) == 7
-    assert cache.cached("t", [1], ("model",), boom, save, load, tmp_path) == 7  # stored
+    assert (
+        cache.cached("t", [1], ("model",), lambda: 7, save, load, tmp_path)
+        == 7
+    )
+    assert (
+        cache.cached("t", [1], ("model",), boom, save, load, tmp_path) == 7
+    )  # stored
 
 
 def test_a_stored_entry_is_never_replaced(tmp_path):
-    """Two processes compute the same entry at once (two chapters side by side): the first
-    to finish stores it; the second keeps it (a reader may be loading it) and only returns
-    its own result."""
+    """Two processes compute the same entry at once (two chapters side by
+    side): the first to finish stores it; the second keeps it (a reader may
+    be loading it) and only returns its own result."""
     save = lambda x, folder: (folder / "x").write_text(str(x))  # noqa: E731
     load = lambda folder: int((folder / "x").read_text())  # noqa: E731
 
-    def slower():  # the other process stores its result while this one computes
-        assert cache.cached("t", [2], ("model",), lambda: 5, save, load, tmp_path) == 5
+    def slower():  # the other process stores its result while this computes
+        assert (
+            cache.cached("t", [2], ("model",), lambda: 5, save, load, tmp_path)
+            == 5
+        )
         return 6
 
-    assert cache.cached("t", [2], ("model",), slower, save, load, tmp_path) == 6
+    assert (
+        cache.cached("t", [2], ("model",), slower, save, load, tmp_path) == 6
+    )
     (entry,) = tmp_path.iterdir()
     assert load(entry) == 5 and (entry / "done").exists()
-    assert cache.cached("t", [2], ("model",), lambda: 9, save, load, tmp_path) == 5
+    assert (
+        cache.cached("t", [2], ("model",), lambda: 9, save, load, tmp_path)
+        == 5
+    )
 
 
 def test_memory_refused_up_front(monkeypatch, capsys):
@@ -94,19 +138,32 @@ def test_memory_refused_up_front(monkeypatch, capsys):
     assert "GiB" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("args,names", [
-    (("--d", "8", "--n", "8"), "(A3)"),
-    (("--optimizer", "adam", "--lr", "0.01"), "gradient descent"),
-    (("--v0", "0"), "initialisation"),
-    (("--batch", "64"), "minibatch of 64 from a training set of 40"),
-    (("--model", "looped", "--loops", "2", "--target", "normalized"), "Theorem 4.1"),
-])
+@pytest.mark.parametrize(
+    "args,names",
+    [
+        (("--d", "8", "--n", "8"), "(A3)"),
+        (("--optimizer", "adam", "--lr", "0.01"), "gradient descent"),
+        (("--v0", "0"), "initialisation"),
+        (("--batch", "64"), "minibatch of 64 from a training set of 40"),
+        (
+            ("--model", "looped", "--loops", "2", "--target", "normalized"),
+            "Theorem 4.1",
+        ),
+    ],
+)
 def test_departures_are_warned(args, names):
-    base = [a for a in TINY if a not in ("--d", "4", "--n", "8")] if "--d" in args else TINY
+    base = (
+        [a for a in TINY if a not in ("--d", "4", "--n", "8")]
+        if "--d" in args
+        else TINY
+    )
     r = cli("train", *base, *args, "--json")
     assert r.returncode == 0, r.stderr
     assert "warning: these settings break" in r.stderr and names in r.stderr
-    assert any(names in line for line in json.loads(r.stdout)["departures_from_the_paper"])
+    assert any(
+        names in line
+        for line in json.loads(r.stdout)["departures_from_the_paper"]
+    )
 
 
 def test_paper_settings_have_no_departures():
@@ -128,19 +185,25 @@ def test_defaults_are_the_papers_per_model():
 
 
 def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
-    """Editing prose or formatting keeps cached results; editing code does not."""
-    (tmp_path / "m.py").write_text('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n')
+    """Editing prose or formatting keeps cached results; editing code does
+    not."""
+    (tmp_path / "m.py").write_text(
+        '"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n'
+    )
     monkeypatch.setattr(cache, "HERE", tmp_path)
     k = cache.key([1], ("m",))
-    (tmp_path / "m.py").write_text('"""Other doc."""\n\n\ndef f(x):  # a comment\n'
-                                   '    """Longer\n    doc."""\n    return (x + 1)\n')
+    (tmp_path / "m.py").write_text(
+        '"""Other doc."""\n\n\ndef f(x):  # a comment\n'
+        '    """Longer\n    doc."""\n    return (x + 1)\n'
+    )
     assert cache.key([1], ("m",)) == k
-    (tmp_path / "m.py").write_text('def f(x):\n    return x + 2\n')
+    (tmp_path / "m.py").write_text("def f(x):\n    return x + 2\n")
     assert cache.key([1], ("m",)) != k
 
 
 def test_claim_measured_once_per_code(tmp_path, monkeypatch):
-    """A claim checked by a chapter and by the report is measured once (same code)."""
+    """A claim checked by a chapter and by the report is measured once (same
+    code)."""
     from lnpower.claims import core
 
     calls = []
@@ -149,8 +212,21 @@ def test_claim_measured_once_per_code(tmp_path, monkeypatch):
         calls.append(1)
         return 0.5, "reproduced", "a detail"
 
-    monkeypatch.setitem(core.REGISTRY, "t-claim", core.Claim(
-        "t-claim", "Theorem 4.1", "s", "p", "tol", "book/x", measure, "book", "thm-4-1"))
+    monkeypatch.setitem(
+        core.REGISTRY,
+        "t-claim",
+        core.Claim(
+            "t-claim",
+            "Theorem 4.1",
+            "s",
+            "p",
+            "tol",
+            "book/x",
+            measure,
+            "book",
+            "thm-4-1",
+        ),
+    )
     first = core.check("t-claim", cache=tmp_path)
     second = core.check("t-claim", cache=tmp_path)
     assert len(calls) == 1 and first == second and second.measured == 0.5

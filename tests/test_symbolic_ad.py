@@ -1,6 +1,6 @@
-"""The SymPy derivations of Appendices A, D, E and F (lnpower.symbolic.appendix_a/_d): each test
-checks what a derivation returns against an independent computation, and that a wrong variant
-is rejected."""
+"""The SymPy derivations of Appendices A, D, E and F
+(lnpower.symbolic.appendix_a/_d): each test checks what a derivation returns
+against an independent computation, and that a wrong variant is rejected."""
 
 import math
 
@@ -34,7 +34,9 @@ def test_zero_blocks_match_autograd():
     X, a = Task("sphere", 4, 6).sample(20, generator(1))
     W, V = (M.requires_grad_() for M in model.structured(4, 0.4, 1.1))
     y = model.predict(tasks.embed(X, a), W, V, 2)
-    loss = tasks.per_sample_loss(y, tasks.targets(X, a, "subspace"), "subspace").sum()
+    loss = tasks.per_sample_loss(
+        y, tasks.targets(X, a, "subspace"), "subspace"
+    ).sum()
     gW, gV = torch.autograd.grad(loss, (W, V))
     for G, zero in ((gW, ("11", "21", "22")), (gV, ("11", "12", "22"))):
         assert all(model.blocks(G)[b].abs().max().item() == 0.0 for b in zero)
@@ -45,8 +47,12 @@ def test_eigen_loss_one_loop_and_symbolic_L():
     out = appendix_a.eigen_loss(1)
     C, lam, rho = appendix_a.C, appendix_a.LAMBDAS, appendix_a.rho
     mu = [1 + rho * x for x in lam]
-    assert is_zero(out["numerator"] - (C[1] ** 2 * mu[1] ** 2 + C[2] ** 2 * mu[2] ** 2))
-    assert not is_zero(out["numerator"] - (C[1] ** 2 * mu[1] + C[2] ** 2 * mu[2]))
+    assert is_zero(
+        out["numerator"] - (C[1] ** 2 * mu[1] ** 2 + C[2] ** 2 * mu[2] ** 2)
+    )
+    assert not is_zero(
+        out["numerator"] - (C[1] ** 2 * mu[1] + C[2] ** 2 * mu[2])
+    )
 
 
 def test_scalar_recursion_is_chain_rule():
@@ -59,12 +65,30 @@ def test_scalar_recursion_is_chain_rule():
 def test_monotone_derivative_matches_finite_difference():
     out = appendix_a.monotone()
     dist2, t = appendix_a._per_sample_dist2()
-    C, lam, rho, L = appendix_a.C, appendix_a.LAMBDAS, appendix_a.rho, appendix_a.Lsym
-    point = {lam[0]: 3.0, lam[1]: 2.0, lam[2]: 0.5, C[0]: 0.6, C[1]: 0.5, C[2]: 0.62, L: 3}
+    C, lam, rho, L = (
+        appendix_a.C,
+        appendix_a.LAMBDAS,
+        appendix_a.rho,
+        appendix_a.Lsym,
+    )
+    point = {
+        lam[0]: 3.0,
+        lam[1]: 2.0,
+        lam[2]: 0.5,
+        C[0]: 0.6,
+        C[1]: 0.5,
+        C[2]: 0.62,
+        L: 3,
+    }
     f = sp.lambdify(rho, dist2.subs(point))
     r0, h = 0.7, 1e-6
     fd = (f(r0 + h) - f(r0 - h)) / (2 * h)
-    ts = {sp.Symbol(f"zeta{i + 1}", positive=True): t[i].subs(point).subs(rho, r0) for i in (1, 2)}
+    ts = {
+        sp.Symbol(f"zeta{i + 1}", positive=True): t[i]
+        .subs(point)
+        .subs(rho, r0)
+        for i in (1, 2)
+    }
     claimed = float(out["derivative"].subs(point).subs(ts).subs(rho, r0))
     assert claimed < 0 and math.isclose(claimed, fd, rel_tol=1e-6)
 
@@ -77,10 +101,14 @@ def test_large_rho_matches_library_and_rejects_wrong_factor():
     for L in (1, 4):
         mine = coef(*sm.lam.T, *np.sqrt(sm.c2).T, L).mean()
         assert math.isclose(mine, theory.c_L(sm, L).value, rel_tol=1e-12)
-        assert not math.isclose(mine / 2, theory.c_L(sm, L).value, rel_tol=1e-3)
+        assert not math.isclose(
+            mine / 2, theory.c_L(sm, L).value, rel_tol=1e-3
+        )
     lim = sp.lambdify(args, big["limit"], "numpy")
     pm = lim(*sm.lam.T, *np.sqrt(sm.c2).T, 3).mean()
-    assert math.isclose(pm, theory.power_method_loss(sm, 3).value, rel_tol=1e-12)
+    assert math.isclose(
+        pm, theory.power_method_loss(sm, 3).value, rel_tol=1e-12
+    )
 
 
 def test_weight_balance_along_a_recursion():
@@ -91,7 +119,9 @@ def test_weight_balance_along_a_recursion():
     for f in (-0.5, -0.2, -0.05):
         w1, v1 = w - e * v * f, v - e * w * f
         ratio = (v1**2 - w1**2) / (v**2 - w**2)
-        assert math.isclose(ratio, float(bal["D_ratio"].subs({F: f, eta: e})), rel_tol=1e-12)
+        assert math.isclose(
+            ratio, float(bal["D_ratio"].subs({F: f, eta: e})), rel_tol=1e-12
+        )
         w, v = w1, v1
 
 
@@ -101,8 +131,12 @@ def test_looped_increment_limit_and_a_wrong_Q():
     assert is_zero(lim - 4 * eta * c / d)
     rho = appendix_a.rho
     Fr = sp.diff(c / rho, rho) / d
-    wrong = rho - eta * rho * Fr + eta**2 * rho * Fr**2  # Q = rho: forgets the factor 2
-    assert not is_zero(sp.limit(sp.expand(wrong**2 - rho**2), rho, sp.oo) - 4 * eta * c / d)
+    wrong = (
+        rho - eta * rho * Fr + eta**2 * rho * Fr**2
+    )  # Q = rho: forgets the factor 2
+    assert not is_zero(
+        sp.limit(sp.expand(wrong**2 - rho**2), rho, sp.oo) - 4 * eta * c / d
+    )
 
 
 def test_power_expansion_coordinates():
@@ -119,7 +153,9 @@ def test_angle_expansion(r):
     out = appendix_d.angle_expansion(r)
     m, C = out["m"], appendix_d.C
     num = sum(C[i] ** 2 * m[i] ** 2 for i in range(r, 3))
-    assert is_zero(out["dist2"] * sum(C[i] ** 2 * m[i] ** 2 for i in range(3)) - num)
+    assert is_zero(
+        out["dist2"] * sum(C[i] ** 2 * m[i] ** 2 for i in range(3)) - num
+    )
 
 
 def test_angle_expansion_rejects_bad_r():
@@ -133,7 +169,9 @@ def test_bound_certificates_and_a_false_bound(dim, r):
     s, g = out["variables"]
     assert appendix_d.nonnegative_certificate(out["upper"], (*s, *g))
     assert appendix_d.nonnegative_certificate(out["lower"], (*s, *g))
-    wrong = out["perp2"] * out["xi_next"] * out["den"] - out["num"] * out["xi1"]
+    wrong = (
+        out["perp2"] * out["xi_next"] * out["den"] - out["num"] * out["xi1"]
+    )
     assert not appendix_d.nonnegative_certificate(wrong, (*s, *g))
 
 
@@ -146,9 +184,14 @@ def test_contraction_factor_matches_library():
     cf = appendix_d.contraction_factor()
     g, l1, delta = sp.symbols("gamma lambda1 delta", positive=True)
     vals = {g: 0.7, l1: 3.0, delta: 1.2}
-    assert math.isclose(float(cf["R"].subs(vals)), inference.contraction(3.0, 1.8, 0.7),
-                        rel_tol=1e-14)
-    assert float(cf["excess"].subs(vals)) > 0 and float(cf["dR"].subs(vals)) < 0
+    assert math.isclose(
+        float(cf["R"].subs(vals)),
+        inference.contraction(3.0, 1.8, 0.7),
+        rel_tol=1e-14,
+    )
+    assert (
+        float(cf["excess"].subs(vals)) > 0 and float(cf["dR"].subs(vals)) < 0
+    )
 
 
 def test_scale_invariance_and_normalised_power():

@@ -42,15 +42,18 @@ def test_output_lemma_matches_the_model():
         return vals.setdefault(sp.Symbol(name, real=True), rng.normal())
 
     def mat(name):
-        return np.array([[entry(f"{name}{i}{j}") for j in (1, 2)]
-                         for i in (1, 2)])
+        return np.array(
+            [[entry(f"{name}{i}{j}") for j in (1, 2)] for i in (1, 2)]
+        )
 
     X = mat("x")
     a = np.array([entry(f"a{i}") for i in (1, 2)])
-    W = np.block([[mat("w^{11}_"), mat("w^{12}_")],
-                  [mat("w^{21}_"), mat("w^{22}_")]])
-    V = np.block([[mat("v^{11}_"), mat("v^{12}_")],
-                  [mat("v^{21}_"), mat("v^{22}_")]])
+    W = np.block(
+        [[mat("w^{11}_"), mat("w^{12}_")], [mat("w^{21}_"), mat("w^{22}_")]]
+    )
+    V = np.block(
+        [[mat("v^{11}_"), mat("v^{12}_")], [mat("v^{21}_"), mat("v^{22}_")]]
+    )
     assert col.free_symbols <= set(vals)
     E = np.zeros((4, 3))
     E[:2, :2], E[2:, 2] = X, a
@@ -70,12 +73,17 @@ def test_structured_gradients_match_autograd():
     t = rng.normal(size=2)
     al, be = 0.7, -1.3
     S = X @ X.T
-    vals = {sp.Symbol("s11", real=True): S[0, 0],
-            sp.Symbol("s12", real=True): S[0, 1],
-            sp.Symbol("s22", real=True): S[1, 1],
-            sp.Symbol("a1", real=True): a[0], sp.Symbol("a2", real=True): a[1],
-            sp.Symbol("t1", real=True): t[0], sp.Symbol("t2", real=True): t[1],
-            alpha: al, beta: be}
+    vals = {
+        sp.Symbol("s11", real=True): S[0, 0],
+        sp.Symbol("s12", real=True): S[0, 1],
+        sp.Symbol("s22", real=True): S[1, 1],
+        sp.Symbol("a1", real=True): a[0],
+        sp.Symbol("a2", real=True): a[1],
+        sp.Symbol("t1", real=True): t[0],
+        sp.Symbol("t2", real=True): t[1],
+        alpha: al,
+        beta: be,
+    }
     W, V = model.structured(2, al, be)
     W.requires_grad_()
     V.requires_grad_()
@@ -86,8 +94,9 @@ def test_structured_gradients_match_autograd():
     for M, grad in (("W", W.grad), ("V", V.grad)):
         for b, block in model.blocks(grad).items():
             derived = np.array(g[M + b].subs(vals).evalf(), dtype=float)
-            assert np.allclose(derived, block.numpy(), rtol=1e-10,
-                               atol=1e-12), M + b
+            assert np.allclose(
+                derived, block.numpy(), rtol=1e-10, atol=1e-12
+            ), M + b
     assert np.abs(model.blocks(W.grad)["12"].numpy()).max() > 1e-3
 
 
@@ -106,8 +115,9 @@ def test_wrong_gradient_formula_is_rejected():
     swapped = alpha * g["S"] * g["g_h"] * g["a"].T  # alpha for beta
     no_factor = g["S"] * g["g_h"] * g["a"].T
     for wrong in (swapped, no_factor):
-        assert not all(AC.equal_given_norm(x, y, g["H"])
-                       for x, y in zip(g["W12"], wrong))
+        assert not all(
+            AC.equal_given_norm(x, y, g["H"]) for x, y in zip(g["W12"], wrong)
+        )
 
 
 def test_induction():
@@ -168,8 +178,10 @@ def test_cauchy_schwarz_numerically():
     cs = AC.cauchy_schwarz()
     rng = _rng(3)
     u_, v_ = rng.normal(size=3), rng.normal(size=3)
-    vals = {**{sp.Symbol(f"u{i + 1}", real=True): u_[i] for i in range(3)},
-            **{sp.Symbol(f"v{i + 1}", real=True): v_[i] for i in range(3)}}
+    vals = {
+        **{sp.Symbol(f"u{i + 1}", real=True): u_[i] for i in range(3)},
+        **{sp.Symbol(f"v{i + 1}", real=True): v_[i] for i in range(3)},
+    }
     gap = (u_ @ u_) * (v_ @ v_) - (u_ @ v_) ** 2
     assert math.isclose(float(cs["lagrange"].subs(vals)), gap, rel_tol=1e-12)
 
@@ -179,8 +191,7 @@ def test_increments_against_one_step():
     al, be, f, et = rng.normal(size=4)
     a1, b1 = al - et * be * f, be - et * al * f
     g0, Q0, D0 = al * be, al**2 + be**2, be**2 - al**2
-    vals = {alpha: al, beta: be, F: f, eta: et, gamma: g0, AC.Q: Q0,
-            AC.D: D0}
+    vals = {alpha: al, beta: be, F: f, eta: et, gamma: g0, AC.Q: Q0, AC.D: D0}
     inc = AC.gamma_increment()["delta"]
     assert math.isclose(float(inc.subs(vals)), a1 * b1 - g0, rel_tol=1e-12)
     terms = AC.cube_increment()["terms"]
@@ -190,10 +201,12 @@ def test_increments_against_one_step():
     wrong = total - float((terms["B"] - wrong_B).subs(vals))
     assert not math.isclose(wrong, (a1 * b1) ** 3 - g0**3, rel_tol=1e-6)
     bal = AC.balance()
-    assert math.isclose(float(bal["D_next"].subs(vals)), b1**2 - a1**2,
-                        rel_tol=1e-12)
-    assert math.isclose(float(bal["Q_next"].subs(vals)), a1**2 + b1**2,
-                        rel_tol=1e-12)
+    assert math.isclose(
+        float(bal["D_next"].subs(vals)), b1**2 - a1**2, rel_tol=1e-12
+    )
+    assert math.isclose(
+        float(bal["Q_next"].subs(vals)), a1**2 + b1**2, rel_tol=1e-12
+    )
 
 
 def test_large_gamma():
@@ -218,17 +231,23 @@ def test_loss_bound_numerically():
     x_ = np.geomspace(1e-2, 1e3, 50)[:, None]
     c_ = np.linspace(0, 1, 21)
     assert (loss(x_, c_) <= bound(x_, c_) + 1e-14).all()
-    assert ((2 * (1 - c_**2) / (x_**2 + 2 * x_ * c_ + 1))
-            - loss(x_, c_) >= -1e-14).all()  # the 2 sin^2 step
+    assert (
+        (2 * (1 - c_**2) / (x_**2 + 2 * x_ * c_ + 1)) - loss(x_, c_) >= -1e-14
+    ).all()  # the 2 sin^2 step
 
 
 def test_unit_distance_and_iterations():
     assert AC.unit_distance()["distance"] == 2 - 2 * AC.unit_distance()["cos"]
     it = AC.iterations()
-    vals = {it["eps"]: 1e-3, it["eta"]: 0.1, AC.Upsilon3: 0.06,
-            sp.Symbol("d", real=True): 16}
+    vals = {
+        it["eps"]: 1e-3,
+        it["eta"]: 0.1,
+        AC.Upsilon3: 0.06,
+        sp.Symbol("d", real=True): 16,
+    }
     T = float(it["T_star"].subs(vals))
     C1 = 2 * 0.06 / 16
     C2 = (2 * 0.1 * C1) ** (1 / 3)
-    assert math.isclose(2 * 0.06 / (C2 * T ** (1 / 3)) ** 2, 1e-3,
-                        rel_tol=1e-12)
+    assert math.isclose(
+        2 * 0.06 / (C2 * T ** (1 / 3)) ** 2, 1e-3, rel_tol=1e-12
+    )

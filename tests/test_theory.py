@@ -10,7 +10,9 @@ from lnpower.symbolic import appendix_b, common
 from lnpower.tasks import Task
 
 
-@pytest.mark.parametrize("task", [Task("sphere", 8, 16), Task("rotated", 16, 32)])
+@pytest.mark.parametrize(
+    "task", [Task("sphere", 8, 16), Task("rotated", 16, 32)]
+)
 def test_kappas_match_closed_forms(task):
     k = theory.kappas(theory.draw(task, 40_000, 3))
     ex = theory.kappas_exact(task)
@@ -28,7 +30,9 @@ def test_no_ln_optimum_minimises_loss():
     sm = theory.draw(Task("sphere", 8, 16), 20_000, 0)
     for target in ("normalized", "unnormalized"):
         opt = theory.no_ln_optimum(sm, target)
-        grid = np.linspace(opt["gamma_star"] - 0.5, opt["gamma_star"] + 0.5, 101)
+        grid = np.linspace(
+            opt["gamma_star"] - 0.5, opt["gamma_star"] + 0.5, 101
+        )
         losses = theory.no_ln_loss(sm, grid, target)
         assert abs(grid[losses.argmin()] - opt["gamma_star"]) <= 0.005 + 1e-12
         assert math.isclose(losses.min(), opt["loss"], rel_tol=1e-3)
@@ -41,6 +45,7 @@ def test_power_method_and_bounds():
     import torch
 
     from lnpower.tasks import generator, principal_projector
+
     X, a = Task("sphere", 8, 16).sample(1, generator(9))
     X, a = X[0], a[0]
     P, _ = principal_projector(X)
@@ -63,16 +68,24 @@ def test_looped_dloss_is_derivative():
     sm = theory.draw(Task("sphere", 8, 16), 3000, 4)
     for rho in (0.05, 1.0, 20.0):
         h = 1e-6 * (1 + rho)
-        fd = (theory.looped_loss(sm, rho + h, 3) - theory.looped_loss(sm, rho - h, 3)) / (2 * h)
+        fd = (
+            theory.looped_loss(sm, rho + h, 3)
+            - theory.looped_loss(sm, rho - h, 3)
+        ) / (2 * h)
         assert math.isclose(theory.looped_dloss(sm, rho, 3), fd, rel_tol=1e-5)
-        fd = (theory.ln_layer_loss(sm, rho + h) - theory.ln_layer_loss(sm, rho - h)) / (2 * h)
+        fd = (
+            theory.ln_layer_loss(sm, rho + h)
+            - theory.ln_layer_loss(sm, rho - h)
+        ) / (2 * h)
         assert math.isclose(theory.ln_layer_dloss(sm, rho), fd, rel_tol=1e-5)
 
 
 def test_c_L_is_large_rho_slope():
     sm = theory.draw(Task("sphere", 8, 16), 3000, 5)
     rho = 1e4
-    slope = rho * (theory.looped_loss(sm, rho, 3) - theory.power_method_loss(sm, 3).value)
+    slope = rho * (
+        theory.looped_loss(sm, rho, 3) - theory.power_method_loss(sm, 3).value
+    )
     assert math.isclose(slope, theory.c_L(sm, 3).value, rel_tol=1e-2)
 
 
@@ -83,14 +96,17 @@ def test_no_ln_dynamics_converge_to_gamma_star():
 
 
 def test_table_fast_path_equals_calling_the_table():
-    tab = dynamics.looped_table(theory.draw(Task("sphere", 8, 16), 2000, 6), 3, points=300)
+    tab = dynamics.looped_table(
+        theory.draw(Task("sphere", 8, 16), 2000, 6), 3, points=300
+    )
     rec = [0, 5, 777, 5000]
     t1, w1, v1 = dynamics.run(tab, 0.0, 1.0, 0.1, 5000, rec)
     t2, w2, v2 = dynamics.run(lambda r: tab(r), 0.0, 1.0, 0.1, 5000, rec)
     assert t1.tolist() == t2.tolist() == rec
     np.testing.assert_allclose(w1, w2, rtol=1e-13)
     np.testing.assert_allclose(v1, v2, rtol=1e-13)
-    # steps outside 0..steps are not recorded; every step is recorded by default
+    # steps outside 0..steps are not recorded; every step is recorded by
+    # default
     assert dynamics.run(tab, 0.0, 1.0, 0.1, 10, [-1, 3, 11])[0].tolist() == [3]
     assert dynamics.run(tab, 0.0, 1.0, 0.1, 10)[0].tolist() == list(range(11))
 
@@ -114,8 +130,16 @@ def test_descent_lemma_is_the_exact_loss_change():
     g_next = g - eta * Q * F + eta**2 * g * F**2
     exact = k2 * ((g_next - g_star) ** 2 - (g - g_star) ** 2)
     sym = {s.name: s for s in lemma["change"].free_symbols}
-    value = lemma["change"].subs({sym["kappa2"]: k2, sym["d"]: d, sym["eta"]: eta, sym["F"]: F,
-                                  sym["gamma"]: g, sym["Q"]: Q})
+    value = lemma["change"].subs(
+        {
+            sym["kappa2"]: k2,
+            sym["d"]: d,
+            sym["eta"]: eta,
+            sym["F"]: F,
+            sym["gamma"]: g,
+            sym["Q"]: Q,
+        }
+    )
     assert math.isclose(float(value), exact, rel_tol=1e-12)
     assert lemma["ratio_max"] < 0.5
 
@@ -123,14 +147,17 @@ def test_descent_lemma_is_the_exact_loss_change():
 def test_symbolic_identities():
     names = symbolic.verify_all()  # each derivation asserts what it derives
     assert {n.split(".")[0] for n in names} == set(symbolic.APPENDICES)
-    assert "appendix_b.descent_lemma" in names and "appendix_c.cube_increment" in names
+    assert (
+        "appendix_b.descent_lemma" in names
+        and "appendix_c.cube_increment" in names
+    )
     g = appendix_b.no_ln_landscape("unnormalized")["gamma_star"]
     assert (g - (1 - common.k1 / common.k2)).simplify() == 0
 
 
 def test_reduced_adam_is_torch_adam():
-    """dynamics.run_adam is torch.optim.Adam on (w, v) for the loss (wv - 1)^2 / 2, whose
-    F(rho) = rho - 1."""
+    """dynamics.run_adam is torch.optim.Adam on (w, v) for the loss (wv -
+    1)^2 / 2, whose F(rho) = rho - 1."""
     import torch
 
     t, w, v = dynamics.run_adam(lambda r: r - 1.0, 0.0, 1.0, 0.01, 50, [50])
@@ -145,7 +172,8 @@ def test_reduced_adam_is_torch_adam():
 
 
 def test_draw_is_shared_and_read_only():
-    """The same draw twice is one Sample (kept in memory), and nobody can change it."""
+    """The same draw twice is one Sample (kept in memory), and nobody can
+    change it."""
     task = Task("sphere", 4, 8)
     first, again = theory.draw(task, 300, 11), theory.draw(task, 300, 11)
     assert first is again and theory.draw(task, 300, 12) is not first
@@ -157,16 +185,20 @@ def test_draw_is_shared_and_read_only():
 
 
 def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
-    """A Task 1 draw, a table of F and a run on it are computed once and then read from the
-    disk cache (another process sees the same numbers); ``cache=False`` stores nothing, and
-    another seed is another entry."""
+    """A Task 1 draw, a table of F and a run on it are computed once and
+    then read from the disk cache (another process sees the same numbers);
+    ``cache=False`` stores nothing, and another seed is another entry."""
     from lnpower import cache, montecarlo
 
     task = Task("sphere", 4, 8)
     first = theory.draw(task, 500, 21, cache=tmp_path)
     tab = dynamics.ln_layer_table(first, points=200, cache=tmp_path)
     run = dynamics.run(tab, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
-    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["draw", "run", "table"]
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == [
+        "draw",
+        "run",
+        "table",
+    ]
     theory.draw.cache_clear()  # as in a fresh process
 
     def fail(*args):
@@ -176,8 +208,12 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     again = theory.draw(task, 500, 21, cache=tmp_path)
     assert again is not first and np.array_equal(again.lam, first.lam)
     assert again.fingerprint == first.fingerprint
-    tab2 = dynamics.Table.build(fail, points=200, cache=tmp_path,
-                                key=["ln_layer", repr(task), again.fingerprint])
+    tab2 = dynamics.Table.build(
+        fail,
+        points=200,
+        cache=tmp_path,
+        key=["ln_layer", repr(task), again.fingerprint],
+    )
     assert tab2.logF == tab.logF and tab2.slope == tab.slope
     run2 = dynamics.run(tab2, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
     assert all(np.array_equal(a, b) for a, b in zip(run, run2))
@@ -186,5 +222,8 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     monkeypatch.undo()
     before = len(list(tmp_path.iterdir()))
     other = theory.draw(task, 500, 22, cache=False)
-    assert len(list(tmp_path.iterdir())) == before and other.fingerprint != first.fingerprint
+    assert (
+        len(list(tmp_path.iterdir())) == before
+        and other.fingerprint != first.fingerprint
+    )
     assert cache.fingerprint(first.lam) != cache.fingerprint(first.lam.T)

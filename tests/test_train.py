@@ -1,4 +1,5 @@
-"""SGD training (§5): structure, determinism, batching, errors, agreement with the theory."""
+"""SGD training (§5): structure, determinism, batching, errors, agreement
+with the theory."""
 
 import numpy as np
 import pytest
@@ -10,11 +11,18 @@ from lnpower.history import History
 from lnpower.tasks import Task, embed, targets
 from lnpower.train import TrainingDiverged, fit, fit_many
 
-SMALL = dict(d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5)
+SMALL = dict(
+    d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5
+)
 
 
-@pytest.mark.parametrize("kw", [dict(model="layer", target="normalized"),
-                                dict(model="looped", loops=3, target="subspace")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(model="layer", target="normalized"),
+        dict(model="looped", loops=3, target="subspace"),
+    ],
+)
 def test_zero_blocks_stay_zero(kw):
     h = fit(TrainConfig(**SMALL, **kw, dtype="float64"))
     for W, V in h.snapshots.values():
@@ -28,16 +36,37 @@ def test_zero_blocks_stay_zero(kw):
 def test_same_seed_same_history(tmp_path):
     c = TrainConfig(**SMALL, model="looped", loops=2, target="subspace")
     h1, h2 = fit(c), fit(c)
-    assert h1.train_loss == h2.train_loss and h1.w == h2.w and h1.batch_loss == h2.batch_loss
+    assert (
+        h1.train_loss == h2.train_loss
+        and h1.w == h2.w
+        and h1.batch_loss == h2.batch_loss
+    )
     h3 = History.load(h1.save(tmp_path / "run"))
-    assert h3.train_loss == h1.train_loss and torch.equal(h3.W, h1.W) and h3.config == h1.config
-    assert fit(TrainConfig(**{**SMALL, "seed": 1}, model="looped", loops=2,
-                           target="subspace")).train_loss != h1.train_loss
+    assert (
+        h3.train_loss == h1.train_loss
+        and torch.equal(h3.W, h1.W)
+        and h3.config == h1.config
+    )
+    assert (
+        fit(
+            TrainConfig(
+                **{**SMALL, "seed": 1},
+                model="looped",
+                loops=2,
+                target="subspace",
+            )
+        ).train_loss
+        != h1.train_loss
+    )
 
 
 def test_batched_equals_sequential():
-    cs = [TrainConfig(**{**SMALL, "seed": s}, lr=lr, init_scale=0.05, dtype="float64")
-          for s, lr in ((0, 0.1), (1, 0.05))]
+    cs = [
+        TrainConfig(
+            **{**SMALL, "seed": s}, lr=lr, init_scale=0.05, dtype="float64"
+        )
+        for s, lr in ((0, 0.1), (1, 0.05))
+    ]
     together = fit_many(cs)
     for c, h in zip(cs, together):
         alone = fit(c)
@@ -46,17 +75,34 @@ def test_batched_equals_sequential():
 
 
 def test_divergence_names_step():
-    with pytest.raises(TrainingDiverged, match=r"diverged at step \d+.*smaller learning rate"):
-        fit(TrainConfig(**SMALL, layer_norm=False, target="unnormalized", lr=50.0))
+    with pytest.raises(
+        TrainingDiverged, match=r"diverged at step \d+.*smaller learning rate"
+    ):
+        fit(
+            TrainConfig(
+                **SMALL, layer_norm=False, target="unnormalized", lr=50.0
+            )
+        )
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(lr=0.0), "lr"), (dict(lr=-1.0), "lr"), (dict(steps=0), "steps"),
-    (dict(batch=0), "batch"), (dict(loops=0), "loops"), (dict(model="looped", loops=-2), "loops"),
-    (dict(target="x"), "target"), (dict(device="cuda:7" if not torch.cuda.is_available()
-                                        else "tpu"), "device"),
-    (dict(model="layer", loops=3), "layer"), (dict(task="rotated", m=(1, 1)), "all entries"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(lr=0.0), "lr"),
+        (dict(lr=-1.0), "lr"),
+        (dict(steps=0), "steps"),
+        (dict(batch=0), "batch"),
+        (dict(loops=0), "loops"),
+        (dict(model="looped", loops=-2), "loops"),
+        (dict(target="x"), "target"),
+        (
+            dict(device="cuda:7" if not torch.cuda.is_available() else "tpu"),
+            "device",
+        ),
+        (dict(model="layer", loops=3), "layer"),
+        (dict(task="rotated", m=(1, 1)), "all entries"),
+    ],
+)
 def test_bad_config(kw, match):
     with pytest.raises(ValueError, match=match):
         TrainConfig(**kw)
@@ -67,21 +113,29 @@ def _structured_gradient(K, seed, alpha=0.4, beta=1.3, d=6):
     X, a = task.sample(K, torch.Generator().manual_seed(seed))
     E, Y = embed(X, a)[None], targets(X, a, "normalized")[None]
     W, V = model.structured(d, alpha, beta)
-    _, gW, gV = engine.Model(1, True, "normalized").loss_and_grad(E, Y, W[None], V[None])
+    _, gW, gV = engine.Model(1, True, "normalized").loss_and_grad(
+        E, Y, W[None], V[None]
+    )
     lam, vec = torch.linalg.eigh(X @ X.mT)
-    sm = theory.Sample.from_spectrum(task, lam.flip(-1).numpy(),
-                                     ((vec.flip(-1).mT @ a.unsqueeze(-1))[..., 0] ** 2).numpy())
+    sm = theory.Sample.from_spectrum(
+        task,
+        lam.flip(-1).numpy(),
+        ((vec.flip(-1).mT @ a.unsqueeze(-1))[..., 0] ** 2).numpy(),
+    )
     F = theory.ln_layer_dloss(sm, alpha * beta) / d
     G12, G21 = model.blocks(gW[0])["12"], model.blocks(gV[0])["21"]
-    off = (G12 - torch.diag(G12.diagonal())).pow(2).mean().sqrt() / abs(F * beta)
+    off = (G12 - torch.diag(G12.diagonal())).pow(2).mean().sqrt() / abs(
+        F * beta
+    )
     return F, G12, G21, off.item()
 
 
 def test_gradient_matches_reduced_F():
-    """Autograd on the full model at a structured point agrees with the reduced recursion:
-    the mean diagonal of the W12 (V21) gradient is F(gamma) v (F(gamma) w), F = L'(gamma)/d on
-    the same sample, exactly; the off-diagonal part is sampling noise that shrinks like
-    K^{-1/2}, so the population gradient is F v I (Schur's lemma)."""
+    """Autograd on the full model at a structured point agrees with the
+    reduced recursion: the mean diagonal of the W12 (V21) gradient is
+    F(gamma) v (F(gamma) w), F = L'(gamma)/d on the same sample, exactly;
+    the off-diagonal part is sampling noise that shrinks like K^{-1/2}, so
+    the population gradient is F v I (Schur's lemma)."""
     F, G12, G21, off_small = _structured_gradient(1000, 7)
     assert abs(G12.diagonal().mean().item() / (F * 1.3) - 1) < 1e-10
     assert abs(G21.diagonal().mean().item() / (F * 0.4) - 1) < 1e-10
@@ -90,7 +144,8 @@ def test_gradient_matches_reduced_F():
 
 
 def test_sgd_gamma_matches_population_dynamics():
-    """LN layer, Task 1, d=16, n=32, eta=0.1, batch 128, v0=1: gamma_2000 within 2 %."""
+    """LN layer, Task 1, d=16, n=32, eta=0.1, batch 128, v0=1: gamma_2000
+    within 2 %."""
     h = fit(TrainConfig(steps=2000, log_points=3))
     tab = dynamics.ln_layer_table(theory.draw(Task(), 20_000, 1), points=1500)
     _, w, v = dynamics.run(tab, 0.0, 1.0, 0.1, 2000, [2000])
@@ -103,20 +158,29 @@ def test_cache_returns_identical_history(tmp_path):
     c = TrainConfig(**SMALL)
     h1 = fit(c, cache=tmp_path)
     h2 = fit(c, cache=tmp_path)
-    assert h1.train_loss == h2.train_loss and h1.w == h2.w and torch.equal(h1.V, h2.V)
+    assert (
+        h1.train_loss == h2.train_loss
+        and h1.w == h2.w
+        and torch.equal(h1.V, h2.V)
+    )
     assert len(list(tmp_path.iterdir())) == 1
     h3 = fit(TrainConfig(**{**SMALL, "seed": 5}), cache=tmp_path)
-    assert h3.train_loss != h1.train_loss and len(list(tmp_path.iterdir())) == 2
+    assert (
+        h3.train_loss != h1.train_loss and len(list(tmp_path.iterdir())) == 2
+    )
 
 
 def test_adam_matches_torch_optim_adam():
-    """fit's Adam is torch.optim.Adam: the same batches through autograd (lnpower.bench's naive
-    model) and torch.optim.Adam give the same weights after 30 steps."""
+    """fit's Adam is torch.optim.Adam: the same batches through autograd
+    (lnpower.bench's naive model) and torch.optim.Adam give the same weights
+    after 30 steps."""
     from lnpower.book import bench
     from lnpower.tasks import generator
     from lnpower.train import dataset, initial_weights, seeds
 
-    c = TrainConfig(**SMALL, optimizer="adam", lr=0.01, init_scale=0.05, dtype="float64")
+    c = TrainConfig(
+        **SMALL, optimizer="adam", lr=0.01, init_scale=0.05, dtype="float64"
+    )
     h = fit(c)
     E, Y = dataset(c, "train")
     W0, V0 = initial_weights(c)
@@ -130,8 +194,10 @@ def test_adam_matches_torch_optim_adam():
         opt.step()
     torch.testing.assert_close(h.W, W.detach(), rtol=1e-9, atol=1e-12)
     torch.testing.assert_close(h.V, V.detach(), rtol=1e-9, atol=1e-12)
-    assert not torch.equal(h.W, fit(TrainConfig(**SMALL, lr=0.01, init_scale=0.05,
-                                                 dtype="float64")).W)  # not SGD
+    assert not torch.equal(
+        h.W,
+        fit(TrainConfig(**SMALL, lr=0.01, init_scale=0.05, dtype="float64")).W,
+    )  # not SGD
     with pytest.raises(ValueError, match="optimizer"):
         TrainConfig(optimizer="rmsprop")
 
@@ -139,14 +205,27 @@ def test_adam_matches_torch_optim_adam():
 def test_normalisations():
     from lnpower import variants
 
-    # a seeded draw (the global generator made this test pass or fail by chance)
-    Z = torch.randn(3, 8, 5, dtype=torch.float64,
-                    generator=torch.Generator().manual_seed(0))
+    # a seeded draw (the global generator made this test pass or fail by
+    # chance)
+    Z = torch.randn(
+        3,
+        8,
+        5,
+        dtype=torch.float64,
+        generator=torch.Generator().manual_seed(0),
+    )
     ones = torch.ones(3, 5, dtype=torch.float64)
-    torch.testing.assert_close(variants.normaliser("column")(Z).norm(dim=-2), ones)
-    torch.testing.assert_close(variants.normaliser("rms")(Z).norm(dim=-2), 8**0.5 * ones)
+    torch.testing.assert_close(
+        variants.normaliser("column")(Z).norm(dim=-2), ones
+    )
+    torch.testing.assert_close(
+        variants.normaliser("rms")(Z).norm(dim=-2), 8**0.5 * ones
+    )
     Y = variants.normaliser("layernorm")(Z)
-    assert Y.mean(-2).abs().max() < 1e-12 and (Y.var(-2, unbiased=False) - 1).abs().max() < 1e-4
+    assert (
+        Y.mean(-2).abs().max() < 1e-12
+        and (Y.var(-2, unbiased=False) - 1).abs().max() < 1e-4
+    )
     two = torch.full((8,), 2.0, dtype=torch.float64)
     torch.testing.assert_close(variants.normaliser("none", two)(Z), 2 * Z)
     assert variants.normaliser("none") is None
@@ -155,21 +234,24 @@ def test_normalisations():
 
 
 def test_column_variant_is_the_engine():
-    """The autograd study of lnpower.variants with the paper's LN trains the same layer as the
-    engine (float64: the same test loss to 1e-10)."""
+    """The autograd study of lnpower.variants with the paper's LN trains the
+    same layer as the engine (float64: the same test loss to 1e-10)."""
     from lnpower import variants
 
     c = TrainConfig(**SMALL, dtype="float64")
     r = variants.train_layer("column", False, c)
     assert abs(r["test_loss"] / fit(c).test_loss[-1] - 1) < 1e-10
     with pytest.raises(ValueError, match="single layer"):
-        variants.train_layer("column", False, TrainConfig(**SMALL, model="looped", loops=2,
-                                                          target="subspace"))
+        variants.train_layer(
+            "column",
+            False,
+            TrainConfig(**SMALL, model="looped", loops=2, target="subspace"),
+        )
 
 
 def test_cache_key_follows_the_code_not_the_docstrings(tmp_path):
-    """A module's normalised code is remembered per version of the file: a docstring edit
-    keeps it, a code edit changes it."""
+    """A module's normalised code is remembered per version of the file: a
+    docstring edit keeps it, a code edit changes it."""
     import os
 
     from lnpower.cache import _normalised
@@ -182,5 +264,9 @@ def test_cache_key_follows_the_code_not_the_docstrings(tmp_path):
         return _normalised(f, f.stat().st_mtime_ns)
 
     base = version('def g():\n    """one"""\n    return 1\n', 10**9)
-    assert version('def g():\n    """two"""\n    return 1\n', 2 * 10**9) == base
-    assert version('def g():\n    """two"""\n    return 2\n', 3 * 10**9) != base
+    assert (
+        version('def g():\n    """two"""\n    return 1\n', 2 * 10**9) == base
+    )
+    assert (
+        version('def g():\n    """two"""\n    return 2\n', 3 * 10**9) != base
+    )

@@ -1,7 +1,9 @@
-"""Command line: ``python -m lnpower {theory,train,bench,claims,assignments,sync-colab} ...
-[--json]``. The commands; their options are in :mod:`lnpower.cli`.
+"""Command line: ``python -m lnpower
+{theory,train,bench,claims,assignments,sync-colab} ... [--json]``. The
+commands; their options are in :mod:`lnpower.cli`.
 
-User errors print one line and exit with status 2; divergence exits with status 3.
+User errors print one line and exit with status 2; divergence exits with
+status 3.
 """
 
 from __future__ import annotations
@@ -26,20 +28,45 @@ def cmd_theory(args) -> dict:
     if args.samples < 2:
         raise ValueError(f"--samples must be >= 2, got {args.samples}")
     if args.loops is not None and args.loops < 1:
-        raise ValueError(f"--loops must be a positive integer, got {args.loops}")
+        raise ValueError(
+            f"--loops must be a positive integer, got {args.loops}"
+        )
     task = Task(args.task, args.d, args.n, args.m)
     c = theory.constants(task, args.samples, args.seed, args.loops)
     out = {k: _value(v) for k, v in c.items()}
-    out.update({f"{k}_stderr": v.stderr for k, v in c.items() if hasattr(v, "stderr")})
-    out.update({"d": task.d, "n": task.n, "samples": args.samples, "seed": args.seed})
+    out.update(
+        {f"{k}_stderr": v.stderr for k, v in c.items() if hasattr(v, "stderr")}
+    )
+    out.update(
+        {"d": task.d, "n": task.n, "samples": args.samples, "seed": args.seed}
+    )
     if task.m is not None:
         out["m"] = list(task.m)
     return out
 
 
-TRAIN_OPTIONS = ("task", "d", "n", "m", "model", "loops", "layer_norm", "target", "lr", "batch",
-                 "steps", "train_size", "test_size", "eval_size", "seed", "v0", "device",
-                 "dtype", "optimizer", "sampling")
+TRAIN_OPTIONS = (
+    "task",
+    "d",
+    "n",
+    "m",
+    "model",
+    "loops",
+    "layer_norm",
+    "target",
+    "lr",
+    "batch",
+    "steps",
+    "train_size",
+    "test_size",
+    "eval_size",
+    "seed",
+    "v0",
+    "device",
+    "dtype",
+    "optimizer",
+    "sampling",
+)
 
 
 def cmd_train(args) -> dict:
@@ -47,14 +74,24 @@ def cmd_train(args) -> dict:
     from .config import TrainConfig
     from .train import fit
 
-    given = {k: getattr(args, k) for k in TRAIN_OPTIONS if getattr(args, k) is not None}
+    given = {
+        k: getattr(args, k)
+        for k in TRAIN_OPTIONS
+        if getattr(args, k) is not None
+    }
     if args.epochs is not None:
         if args.epochs <= 0 or "steps" in given:
-            raise ValueError("--epochs must be a positive integer and excludes --steps")
+            raise ValueError(
+                "--epochs must be a positive integer and excludes --steps"
+            )
         given["sampling"] = "epochs"
         given["steps"] = TrainConfig(**given).epoch_steps(args.epochs)
-    cfg = TrainConfig(**given)  # what is not given takes the paper's setting for the model
-    if args.save:  # before any work: a run must not be lost to an unwritable path
+    cfg = TrainConfig(
+        **given
+    )  # what is not given takes the paper's setting for the model
+    if (
+        args.save
+    ):  # before any work: a run must not be lost to an unwritable path
         check_writable(args.save)
     departures = cfg.departures()
     for line in departures:
@@ -70,7 +107,10 @@ def cmd_claims(args) -> dict:
     from . import claims
 
     results = claims.check_all()
-    return {"summary": claims.summary(results), "claims": [r.as_dict() for r in results]}
+    return {
+        "summary": claims.summary(results),
+        "claims": [r.as_dict() for r in results],
+    }
 
 
 def cmd_stored_runs(args) -> dict:
@@ -87,11 +127,25 @@ def cmd_bench(args) -> dict:
     from .config import resolve_device
 
     resolve_device(args.device)
-    looped = bench.compare(loops=args.loops, device=args.device, repeats=args.repeats)
+    looped = bench.compare(
+        loops=args.loops, device=args.device, repeats=args.repeats
+    )
     layer = bench.compare(loops=1, device=args.device, repeats=args.repeats)
-    out = {**{k: looped[k] for k in ("engine_steps_per_s", "naive_steps_per_s", "speedup",
-                                    "gflops", "peak_gflops", "efficiency")},
-           "looped": looped, "layer": layer}
+    out = {
+        **{
+            k: looped[k]
+            for k in (
+                "engine_steps_per_s",
+                "naive_steps_per_s",
+                "speedup",
+                "gflops",
+                "peak_gflops",
+                "efficiency",
+            )
+        },
+        "looped": looped,
+        "layer": layer,
+    }
     if args.end_to_end:
         out["end_to_end"] = bench.end_to_end(args.end_to_end)
     return out
@@ -103,7 +157,9 @@ def cmd_assignments(args) -> dict:
     from .book import assignments
 
     if args.action == "student":
-        written = assignments.write_student_editions(Path(args.path), Path(args.out))
+        written = assignments.write_student_editions(
+            Path(args.path), Path(args.out)
+        )
         return {"written": [str(p) for p in written]}
     if args.action == "otter":
         from .book import otter
@@ -112,8 +168,14 @@ def cmd_assignments(args) -> dict:
             raise ValueError(f"no notebook or folder at {args.path}")
         if args.requirements and not Path(args.requirements).is_file():
             raise ValueError(f"no requirements file at {args.requirements}")
-        return {"chapters": otter.export(Path(args.path), Path(args.out), args.requirements,
-                                         assign=not args.no_assign)}
+        return {
+            "chapters": otter.export(
+                Path(args.path),
+                Path(args.out),
+                args.requirements,
+                assign=not args.no_assign,
+            )
+        }
     if not Path(args.path).is_file():
         raise ValueError(f"no notebook at {args.path}")
     if args.tests and not Path(args.tests).is_file():
@@ -129,8 +191,10 @@ def cmd_sync_colab(args) -> dict:
     from .book import colab
 
     changed = colab.sync(Path(args.book), Path(args.config))
-    return {"repository": colab.repository(Path(args.config))[0],
-            "changed": [str(p) for p in changed]}
+    return {
+        "repository": colab.repository(Path(args.config))[0],
+        "changed": [str(p) for p in changed],
+    }
 
 
 def _print_human(name: str, out: dict) -> None:
@@ -142,26 +206,37 @@ def _print_human(name: str, out: dict) -> None:
                 print("\n".join(f"{k:>20}: {v}" for k, v in c.items()))
         else:
             from .book.assignments import report
+
             print(report(out))
         return
     if name == "bench":
         if "end_to_end" in out:
             e = out["end_to_end"]
-            print(f"end to end, {e['steps']} steps: lnpower train "
-                  f"{e['seconds']['lnpower train']:.1f} s, plain loop "
-                  f"{e['seconds']['plain loop']:.1f} s: {e['speedup']:.2f}x")
+            print(
+                f"end to end, {e['steps']} steps: lnpower train "
+                f"{e['seconds']['lnpower train']:.1f} s, plain loop "
+                f"{e['seconds']['plain loop']:.1f} s: {e['speedup']:.2f}x"
+            )
         for key in ("looped", "layer"):
             r = out[key]
-            print(f"{key:>6} (L={r['loops']}, batch {r['batch']}, d={r['d']}, n={r['n']}, "
-                  f"{r['device']}): engine {r['engine_steps_per_s']:.1f} steps/s, naive "
-                  f"{r['naive_steps_per_s']:.1f} steps/s, speed-up {r['speedup']:.2f}x, "
-                  f"{r['gflops']:.1f} GFLOP/s = {100 * r['efficiency']:.1f} % of the "
-                  f"{r['peak_gflops']:.0f} GFLOP/s matmul peak")
+            print(
+                f"{key:>6} (L={r['loops']}, batch {r['batch']}, d={r['d']}, "
+                f"n={r['n']}, "
+                f"{r['device']}): engine {r['engine_steps_per_s']:.1f} "
+                "steps/s, naive "
+                f"{r['naive_steps_per_s']:.1f} steps/s, speed-up "
+                f"{r['speedup']:.2f}x, "
+                f"{r['gflops']:.1f} GFLOP/s = {100 * r['efficiency']:.1f} % "
+                "of the "
+                f"{r['peak_gflops']:.0f} GFLOP/s matmul peak"
+            )
         return
     if name == "claims":
         for c in out["claims"]:
-            print(f"[{c['status']:>14}] {c['id']}: measured {c['measured']} "
-                  f"(paper: {c['paper']}; {c['tolerance']}) - {c['detail']}")
+            print(
+                f"[{c['status']:>14}] {c['id']}: measured {c['measured']} "
+                f"(paper: {c['paper']}; {c['tolerance']}) - {c['detail']}"
+            )
         print(out["summary"])
         return
     for k, v in out.items():
@@ -174,9 +249,15 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     t0 = time.perf_counter()
     try:
-        commands = {"theory": cmd_theory, "train": cmd_train, "claims": cmd_claims,
-                    "bench": cmd_bench, "assignments": cmd_assignments,
-                    "sync-colab": cmd_sync_colab, "stored-runs": cmd_stored_runs}
+        commands = {
+            "theory": cmd_theory,
+            "train": cmd_train,
+            "claims": cmd_claims,
+            "bench": cmd_bench,
+            "assignments": cmd_assignments,
+            "sync-colab": cmd_sync_colab,
+            "stored-runs": cmd_stored_runs,
+        }
         out = commands[args.command](args)
     except TrainingDiverged as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,10 +1,12 @@
-"""One disk cache for every computation the book repeats: trained histories (``train.fit_many``),
-the normalisation study (``variants.compare``), Monte Carlo spectra (``montecarlo.draw``), the
-tables and runs of the reduced dynamics (``dynamics``) and the claims' measurements.
+"""One disk cache for every computation the book repeats: trained histories
+(``train.fit_many``), the normalisation study (``variants.compare``), Monte
+Carlo spectra (``montecarlo.draw``), the tables and runs of the reduced
+dynamics (``dynamics``) and the claims' measurements.
 
-A result is stored under a key that hashes its inputs, the code of the library modules that compute
-it (docstrings, comments and layout aside) and the torch version, so it is reused only where
-recomputing would give the same numbers. Entries are written to a temporary folder and renamed into
+A result is stored under a key that hashes its inputs, the code of the
+library modules that compute it (docstrings, comments and layout aside) and
+the torch version, so it is reused only where recomputing would give the
+same numbers. Entries are written to a temporary folder and renamed into
 place: an interrupted run leaves no half-written entry behind."""
 
 from __future__ import annotations
@@ -26,40 +28,110 @@ import torch
 from . import seeding
 
 HERE = Path(__file__).parent
-PACKAGE = ("*",)  # as ``modules``: every module of the library
+
 
 def directory(cache) -> Path | None:
-    """Where results are kept: ``cache`` if a path, ``$LNPOWER_CACHE`` or ``~/.cache/lnpower``
-    if ``True``, nowhere if ``None`` or ``False``."""
+    """Where results are kept: ``cache`` if a path, ``$LNPOWER_CACHE`` or
+    ``~/.cache/lnpower`` if ``True``, nowhere if ``None`` or ``False``."""
     if cache is None or cache is False:
         return None
     if cache is True:
-        return Path(os.environ.get("LNPOWER_CACHE", Path.home() / ".cache" / "lnpower"))
+        return Path(
+            os.environ.get("LNPOWER_CACHE", Path.home() / ".cache" / "lnpower")
+        )
     return Path(cache)
 
 
 def _code(module: str) -> bytes:
-    """A module's code without its docstrings, comments and layout: what it computes, so
-    that editing prose or formatting keeps the cached results. ``"*"``: every module of the
-    library, subpackages included."""
-    if module == "*":
-        return b"".join(_code(str(p.relative_to(HERE).with_suffix("")))
-                        for p in sorted(HERE.rglob("*.py")))
+    """A module's code without its docstrings, comments and layout: what it
+    computes, so that editing prose or formatting keeps the cached results."""
     path = HERE / f"{module}.py"
     return _normalised(path, path.stat().st_mtime_ns)
 
 
 @functools.cache
 def _normalised(path: Path, mtime_ns: int) -> bytes:
-    """:func:`_code` of one file, computed once per version of the file (parsing every module
-    for every claim took 0.45 s a claim)."""
+    """:func:`_code` of one file, computed once per version of the file
+    (parsing every module for every claim took 0.45 s a claim)."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and \
-                isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree).encode()
+
+
+def _module_file(parts: list[str]) -> Path | None:
+    """The file of the library module ``parts`` (``["claims", "core"]``), if
+    any."""
+    for path in (
+        HERE.joinpath(*parts).with_suffix(".py"),
+        HERE.joinpath(*parts, "__init__.py"),
+    ):
+        if parts and path.exists():
+            return path
+    return None
+
+
+def _name(path: Path) -> str:
+    """A module's name as :func:`_code` takes it: ``"claims/core"``."""
+    return path.relative_to(HERE).with_suffix("").as_posix()
+
+
+def _imports(module: str) -> set[str]:
+    """The library modules that ``module`` imports, anywhere in its code; a
+    module that imports by computed name (``importlib``) counts as importing
+    every module of its package."""
+    path = HERE / f"{module}.py"
+    package = module.split("/")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if getattr(node, "attr", None) == "import_module":  # by computed name
+            found |= {_name(p) for p in path.parent.rglob("*.py")}
+        if isinstance(node, ast.Import):
+            bases = [
+                a.name.split(".")[1:]
+                for a in node.names
+                if a.name.split(".")[0] == "lnpower"
+            ]
+            names = []
+        elif isinstance(node, ast.ImportFrom):
+            mod = (node.module or "").split(".") if node.module else []
+            if node.level:
+                bases = [package[: len(package) - node.level + 1] + mod]
+            elif mod[:1] == ["lnpower"]:
+                bases = [mod[1:]]
+            else:
+                continue
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for base in bases:
+            for parts in (base, *(base + [n] for n in names)):
+                file = _module_file(parts)
+                if file is not None:
+                    found.add(_name(file))
+    return found
+
+
+@functools.cache
+def closure(module: str) -> tuple[str, ...]:
+    """``module`` and every library module it imports, directly or through
+    others: the code a result computed by ``module`` can depend on. Names as
+    :func:`_code` takes them (``"claims/part4"``, ``"claims/__init__"``)."""
+    seen, todo = set(), [module]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo += _imports(m) - seen
+    return tuple(sorted(seen))
 
 
 def _hash(modules: tuple[str, ...]):
@@ -70,14 +142,16 @@ def _hash(modules: tuple[str, ...]):
 
 
 def code_fingerprint(modules: tuple[str, ...]) -> str:
-    """A short hash of the code of the named modules (not their docstrings, comments or
-    layout) and the torch version: what a stored result was computed by."""
+    """A short hash of the code of the named modules (not their docstrings,
+    comments or layout) and the torch version: what a stored result was
+    computed by."""
     return _hash(modules).hexdigest()[:20]
 
 
 def key(inputs, modules: tuple[str, ...]) -> str:
-    """A short hash of ``inputs`` (anything JSON can write), the code of the named modules of
-    ``lnpower``, the torch version and the seed shift (``LNPOWER_SEED``)."""
+    """A short hash of ``inputs`` (anything JSON can write), the code of the
+    named modules of ``lnpower``, the torch version and the seed shift
+    (``LNPOWER_SEED``)."""
     h = _hash(modules)
     if seeding.shift():  # other draws, other entries
         h.update(f"seed shift {seeding.shift()}".encode())
@@ -90,13 +164,21 @@ class Busy(RuntimeError):
     ``wait=False``)."""
 
 
-def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
-           save: Callable[[object, Path], None], load: Callable[[Path], object], cache=True,
-           wait=True):
-    """``compute()``, or its stored result. ``save(result, folder)`` writes a result into an
-    empty folder, ``load(folder)`` reads it back. While one process computes an entry,
-    another that asks for it waits and then loads it (a lock file in the temporary folder), or,
-    with ``wait=False``, raises :class:`Busy` at once so that it can do other work first."""
+def cached(
+    name: str,
+    inputs,
+    modules: tuple[str, ...],
+    compute: Callable,
+    save: Callable[[object, Path], None],
+    load: Callable[[Path], object],
+    cache=True,
+    wait=True,
+):
+    """``compute()``, or its stored result. ``save(result, folder)`` writes
+    a result into an empty folder, ``load(folder)`` reads it back. While one
+    process computes an entry, another that asks for it waits and then loads
+    it (a lock file in the temporary folder), or, with ``wait=False``,
+    raises :class:`Busy` at once so that it can do other work first."""
     where = directory(cache)
     if where is None:
         return compute()
@@ -104,7 +186,9 @@ def cached(name: str, inputs, modules: tuple[str, ...], compute: Callable,
     if (entry / "done").exists():
         return load(entry)
     where.mkdir(parents=True, exist_ok=True)
-    if entry in _HELD:  # this process is computing it already (a nested request)
+    if (
+        entry in _HELD
+    ):  # this process is computing it already (a nested request)
         result = compute()
         _store(entry, result, save)
         return result
@@ -128,40 +212,59 @@ _HELD: set[Path] = set()  # entries whose lock this process holds
 
 
 def _lock_file(entry: Path) -> Path:
-    """Where the lock of a cache entry is: a folder of this machine's temporary directory,
-    so that the cache folder holds entries only."""
+    """Where the lock of a cache entry is: a folder of this machine's
+    temporary directory, so that the cache folder holds entries only."""
     locks = Path(tempfile.gettempdir()) / "lnpower-locks"
     locks.mkdir(exist_ok=True)
-    where = hashlib.sha256(str(entry.resolve().parent).encode()).hexdigest()[:12]
+    where = hashlib.sha256(str(entry.resolve().parent).encode()).hexdigest()[
+        :12
+    ]
     return locks / f"{where}-{entry.name}.lock"
 
 
 def _store(entry: Path, result, save) -> None:
-    """Write ``result`` into ``entry`` atomically (a temporary folder, then a rename)."""
+    """Write ``result`` into ``entry`` atomically (a temporary folder, then
+    a rename)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
     try:
         save(result, tmp)
         (tmp / "done").touch()
-        if (entry / "done").exists():  # another process stored it meanwhile: keep theirs
+        if (
+            entry / "done"
+        ).exists():  # another process stored it meanwhile: keep theirs
             raise FileExistsError(entry)
         if entry.exists():  # an unfinished entry from an interrupted run
             shutil.rmtree(entry, ignore_errors=True)
         os.replace(tmp, entry)
-    except OSError:  # another process stored the same entry first, or the disk is full
+    except (
+        OSError
+    ):  # another process stored the same entry first, or the disk is full
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def arrays(name: str, inputs, modules: tuple[str, ...], compute: Callable[[], dict],
-           cache=True) -> dict[str, np.ndarray]:
-    """:func:`cached` for a result that is a dict of numpy arrays (stored as one ``.npz``)."""
-    return cached(name, inputs, modules, compute,
-                  lambda out, folder: np.savez(folder / "arrays.npz", **out),
-                  lambda folder: dict(np.load(folder / "arrays.npz")), cache)
+def arrays(
+    name: str,
+    inputs,
+    modules: tuple[str, ...],
+    compute: Callable[[], dict],
+    cache=True,
+) -> dict[str, np.ndarray]:
+    """:func:`cached` for a result that is a dict of numpy arrays (stored as
+    one ``.npz``)."""
+    return cached(
+        name,
+        inputs,
+        modules,
+        compute,
+        lambda out, folder: np.savez(folder / "arrays.npz", **out),
+        lambda folder: dict(np.load(folder / "arrays.npz")),
+        cache,
+    )
 
 
 def fingerprint(*xs) -> str:
-    """A short hash of the contents of numpy arrays (or lists of floats): a cache input that
-    names data by what it holds."""
+    """A short hash of the contents of numpy arrays (or lists of floats): a
+    cache input that names data by what it holds."""
     h = hashlib.sha256()
     for x in xs:
         x = np.ascontiguousarray(x, dtype=np.float64)
@@ -171,8 +274,9 @@ def fingerprint(*xs) -> str:
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``: a
-    reader sees the old file or the new one, never half of one."""
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename
+    it to ``path``: a reader sees the old file or the new one, never half of
+    one."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     os.close(fd)
@@ -186,8 +290,8 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
 
 
 def check_writable(folder: Path) -> Path:
-    """Raise ``ValueError`` naming ``folder`` unless files can be created in it (made if
-    missing); called before long work whose result goes there."""
+    """Raise ``ValueError`` naming ``folder`` unless files can be created in
+    it (made if missing); called before long work whose result goes there."""
     folder = Path(folder)
     try:
         if folder.exists() and not folder.is_dir():
@@ -195,5 +299,7 @@ def check_writable(folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as err:
-        raise ValueError(f"cannot write to {folder}: {err.strerror or err}") from err
+        raise ValueError(
+            f"cannot write to {folder}: {err.strerror or err}"
+        ) from err
     return folder

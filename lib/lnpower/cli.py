@@ -1,8 +1,10 @@
-"""The command line's parser: ``python -m lnpower {theory,train,bench,claims,assignments,
-sync-colab} ... [--json]``. Options of ``train`` left unset take the paper's settings for the
-model (:mod:`lnpower.config`); ``--help`` shows them.
+"""The command line's parser: ``python -m lnpower
+{theory,train,bench,claims,assignments, sync-colab} ... [--json]``. Options
+of ``train`` left unset take the paper's settings for the model
+(:mod:`lnpower.config`); ``--help`` shows them.
 
-User errors print one line and exit with status 2; divergence exits with status 3.
+User errors print one line and exit with status 2; divergence exits with
+status 3.
 """
 
 from __future__ import annotations
@@ -14,123 +16,279 @@ def _ints(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(","))
     except ValueError as err:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") \
-            from err
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}"
+        ) from err
 
 
-def _task_args(p: argparse.ArgumentParser, paper_defaults: bool = False) -> None:
-    """--task, --d, --n, --m; with ``paper_defaults`` unset options stay None (the config fills
-    them in), otherwise they take the paper's values here."""
+def _task_args(
+    p: argparse.ArgumentParser, paper_defaults: bool = False
+) -> None:
+    """--task, --d, --n, --m; with ``paper_defaults`` unset options stay
+    None (the config fills them in), otherwise they take the paper's values
+    here."""
     from .config import PAPER
 
     pick = (lambda v: None) if paper_defaults else (lambda v: v)
-    p.add_argument("--task", choices=("sphere", "rotated"), default=pick(PAPER.task),
-                   help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m) "
-                   f"(default: {PAPER.task})")
-    p.add_argument("--d", type=int, default=pick(PAPER.d), help=f"dimension d (default {PAPER.d})")
-    p.add_argument("--n", type=int, default=pick(PAPER.n),
-                   help=f"number of columns n (default {PAPER.n})")
-    p.add_argument("--m", type=_ints, default=None,
-                   help="Task 2 multiplicities m1,m2,... (d and n follow from m)")
+    p.add_argument(
+        "--task",
+        choices=("sphere", "rotated"),
+        default=pick(PAPER.task),
+        help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m) "
+        f"(default: {PAPER.task})",
+    )
+    p.add_argument(
+        "--d",
+        type=int,
+        default=pick(PAPER.d),
+        help=f"dimension d (default {PAPER.d})",
+    )
+    p.add_argument(
+        "--n",
+        type=int,
+        default=pick(PAPER.n),
+        help=f"number of columns n (default {PAPER.n})",
+    )
+    p.add_argument(
+        "--m",
+        type=_ints,
+        default=None,
+        help="Task 2 multiplicities m1,m2,... (d and n follow from m)",
+    )
 
 
 def _train_args(r: argparse.ArgumentParser) -> None:
-    """The options of ``train``: each left unset takes the paper's setting (§5) for the model,
-    read from ``lnpower.config`` (shown in the help)."""
+    """The options of ``train``: each left unset takes the paper's setting
+    (§5) for the model, read from ``lnpower.config`` (shown in the help)."""
     from .config import MODEL_DEFAULTS, PAPER
 
     loops = ", ".join(f"{k}: {v['loops']}" for k, v in MODEL_DEFAULTS.items())
-    target = ", ".join(f"{k}: {v['target']}" for k, v in MODEL_DEFAULTS.items())
-    r.add_argument("--model", choices=tuple(MODEL_DEFAULTS), default=None,
-                   help=f"one layer or the looped model (3.1) (default: {PAPER.model})")
-    r.add_argument("--loops", type=int, default=None, help=f"L (paper default: {loops})")
+    target = ", ".join(
+        f"{k}: {v['target']}" for k, v in MODEL_DEFAULTS.items()
+    )
+    r.add_argument(
+        "--model",
+        choices=tuple(MODEL_DEFAULTS),
+        default=None,
+        help=f"one layer or the looped model (3.1) (default: {PAPER.model})",
+    )
+    r.add_argument(
+        "--loops", type=int, default=None, help=f"L (paper default: {loops})"
+    )
     ln = r.add_mutually_exclusive_group()
-    ln.add_argument("--layer-norm", dest="layer_norm", action="store_true", default=None,
-                    help="with the paper's LN (the default)")
-    ln.add_argument("--no-layer-norm", dest="layer_norm", action="store_false",
-                    help="without LN, the layer (4.3)")
-    r.add_argument("--target", choices=("subspace", "normalized", "unnormalized"), default=None,
-                   help=f"the loss (paper default: {target})")
-    for flag, key, text in (("--steps", "steps", "SGD iterations T"),
-                            ("--lr", "lr", "step size eta"), ("--batch", "batch", "batch size"),
-                            ("--train-size", "train_size", "training samples"),
-                            ("--test-size", "test_size", "test samples"),
-                            ("--eval-size", "eval_size", "training samples the recorded "
-                             "training loss is measured on (a fixed random subset)"),
-                            ("--seed", "seed", "the run's one seed"),
-                            ("--v0", "v0", "V21 = v0 I at t = 0 (the book's choice)")):
+    ln.add_argument(
+        "--layer-norm",
+        dest="layer_norm",
+        action="store_true",
+        default=None,
+        help="with the paper's LN (the default)",
+    )
+    ln.add_argument(
+        "--no-layer-norm",
+        dest="layer_norm",
+        action="store_false",
+        help="without LN, the layer (4.3)",
+    )
+    r.add_argument(
+        "--target",
+        choices=("subspace", "normalized", "unnormalized"),
+        default=None,
+        help=f"the loss (paper default: {target})",
+    )
+    for flag, key, text in (
+        ("--steps", "steps", "SGD iterations T"),
+        ("--lr", "lr", "step size eta"),
+        ("--batch", "batch", "batch size"),
+        ("--train-size", "train_size", "training samples"),
+        ("--test-size", "test_size", "test samples"),
+        (
+            "--eval-size",
+            "eval_size",
+            "training samples the recorded "
+            "training loss is measured on (a fixed random subset)",
+        ),
+        ("--seed", "seed", "the run's one seed"),
+        ("--v0", "v0", "V21 = v0 I at t = 0 (the book's choice)"),
+    ):
         kind = type(getattr(PAPER, key))
-        r.add_argument(flag, type=kind, default=None,
-                       help=f"{text} (default: {getattr(PAPER, key)})")
-    r.add_argument("--optimizer", choices=("sgd", "adam"), default=None,
-                   help="sgd (the paper's, the default) or adam (torch.optim.Adam's update)")
-    r.add_argument("--sampling", choices=("replacement", "epochs"), default=None,
-                   help="minibatches drawn with replacement at every step (the default) or "
-                   "in passes without replacement (epochs)")
-    r.add_argument("--epochs", type=int, default=None, help="T as passes over the training "
-                   "set (sets --sampling epochs and --steps to epochs x (train size // batch))")
-    r.add_argument("--device", default=None, help=f"cpu or cuda (default: {PAPER.device})")
-    r.add_argument("--dtype", choices=("float32", "float64"), default=None,
-                   help=f"(default: {PAPER.dtype})")
-    r.add_argument("--save", default=None, help="folder to save the History in (checked "
-                   "before training starts)")
+        r.add_argument(
+            flag,
+            type=kind,
+            default=None,
+            help=f"{text} (default: {getattr(PAPER, key)})",
+        )
+    r.add_argument(
+        "--optimizer",
+        choices=("sgd", "adam"),
+        default=None,
+        help="sgd (the paper's, the default) or adam (torch.optim.Adam's "
+        "update)",
+    )
+    r.add_argument(
+        "--sampling",
+        choices=("replacement", "epochs"),
+        default=None,
+        help="minibatches drawn with replacement at every step (the default) "
+        "or "
+        "in passes without replacement (epochs)",
+    )
+    r.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="T as passes over the training "
+        "set (sets --sampling epochs and --steps to epochs x (train size // "
+        "batch))",
+    )
+    r.add_argument(
+        "--device", default=None, help=f"cpu or cuda (default: {PAPER.device})"
+    )
+    r.add_argument(
+        "--dtype",
+        choices=("float32", "float64"),
+        default=None,
+        help=f"(default: {PAPER.dtype})",
+    )
+    r.add_argument(
+        "--save",
+        default=None,
+        help="folder to save the History in (checked before training starts)",
+    )
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m lnpower", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("theory", help="the paper's constants by Monte Carlo (float64)")
+    t = sub.add_parser(
+        "theory", help="the paper's constants by Monte Carlo (float64)"
+    )
     _task_args(t)
-    t.add_argument("--loops", type=int, default=None, help="also the L-step power method loss")
-    t.add_argument("--samples", type=int, default=100_000, help="Monte Carlo samples")
+    t.add_argument(
+        "--loops",
+        type=int,
+        default=None,
+        help="also the L-step power method loss",
+    )
+    t.add_argument(
+        "--samples", type=int, default=100_000, help="Monte Carlo samples"
+    )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--json", action="store_true", help="print one JSON object")
-    r = sub.add_parser("train", help="train a layer or a looped model by SGD (or Adam); every "
-                       "option left unset takes the paper's setting for the model")
+    r = sub.add_parser(
+        "train",
+        help="train a layer or a looped model by SGD (or Adam); every "
+        "option left unset takes the paper's setting for the model",
+    )
     _task_args(r, paper_defaults=True)
     _train_args(r)
-    b = sub.add_parser("bench", help="training speed: the engine against naive autograd")
-    b.add_argument("--loops", type=int, default=10, help="L of the looped model (default 10)")
-    b.add_argument("--repeats", type=int, default=7, help="timed blocks per implementation")
+    b = sub.add_parser(
+        "bench", help="training speed: the engine against naive autograd"
+    )
+    b.add_argument(
+        "--loops",
+        type=int,
+        default=10,
+        help="L of the looped model (default 10)",
+    )
+    b.add_argument(
+        "--repeats",
+        type=int,
+        default=7,
+        help="timed blocks per implementation",
+    )
     b.add_argument("--device", default="cpu", help="cpu or cuda")
-    b.add_argument("--end-to-end", type=int, default=0, metavar="STEPS",
-                   help="also time `train` end to end against a plain autograd loop for "
-                   "STEPS steps (fresh processes, start-up included)")
+    b.add_argument(
+        "--end-to-end",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="also time `train` end to end against a plain autograd loop for "
+        "STEPS steps (fresh processes, start-up included)",
+    )
     b.add_argument("--json", action="store_true", help="print one JSON object")
-    a = sub.add_parser("assignments", help="coursework: student editions, grading, Otter")
+    a = sub.add_parser(
+        "assignments", help="coursework: student editions, grading, Otter"
+    )
     asub = a.add_subparsers(dest="action", required=True)
-    st = asub.add_parser("student", help="write the student edition of every chapter")
+    st = asub.add_parser(
+        "student", help="write the student edition of every chapter"
+    )
     st.add_argument("path", help="the book folder (or one notebook)")
-    st.add_argument("--out", required=True, help="folder for the student editions")
-    st.add_argument("--json", action="store_true", help="print one JSON object")
-    gr = asub.add_parser("grade", help="execute a submitted notebook and grade its exercises")
+    st.add_argument(
+        "--out", required=True, help="folder for the student editions"
+    )
+    st.add_argument(
+        "--json", action="store_true", help="print one JSON object"
+    )
+    gr = asub.add_parser(
+        "grade", help="execute a submitted notebook and grade its exercises"
+    )
     gr.add_argument("path", help="the submitted notebook")
-    gr.add_argument("--tests", default=None, metavar="CHAPTER",
-                    help="the source chapter (instructor edition) whose tests grade the "
-                    "submission (default: the notebook itself, for an instructor edition)")
-    gr.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
-    gr.add_argument("--json", action="store_true", help="print one JSON object")
-    ot = asub.add_parser("otter", help="Otter Assign master notebooks, then `otter assign`: "
-                         "the student notebook and the autograder zip of every chapter")
+    gr.add_argument(
+        "--tests",
+        default=None,
+        metavar="CHAPTER",
+        help="the source chapter (instructor edition) whose tests grade the "
+        "submission (default: the notebook itself, for an instructor edition)",
+    )
+    gr.add_argument(
+        "--timeout",
+        type=int,
+        default=300,
+        help="seconds per cell (default 300)",
+    )
+    gr.add_argument(
+        "--json", action="store_true", help="print one JSON object"
+    )
+    ot = asub.add_parser(
+        "otter",
+        help="Otter Assign master notebooks, then `otter assign`: "
+        "the student notebook and the autograder zip of every chapter",
+    )
     ot.add_argument("path", help="the book folder (or one notebook)")
     ot.add_argument("--out", required=True, help="folder for the Otter files")
-    ot.add_argument("--requirements", default=None,
-                    help="requirements.txt for the autograder image (Gradescope)")
-    ot.add_argument("--no-assign", action="store_true",
-                    help="write the master notebooks only (do not run otter assign)")
-    ot.add_argument("--json", action="store_true", help="print one JSON object")
-    sc = sub.add_parser("sync-colab", help="point every chapter's Colab install cell at the "
-                        "repository named in _config.yml")
-    sc.add_argument("--book", default="book", help="the chapters' folder (default book)")
-    sc.add_argument("--config", default="_config.yml", help="default _config.yml")
-    sc.add_argument("--json", action="store_true", help="print one JSON object")
+    ot.add_argument(
+        "--requirements",
+        default=None,
+        help="requirements.txt for the autograder image (Gradescope)",
+    )
+    ot.add_argument(
+        "--no-assign",
+        action="store_true",
+        help="write the master notebooks only (do not run otter assign)",
+    )
+    ot.add_argument(
+        "--json", action="store_true", help="print one JSON object"
+    )
+    sc = sub.add_parser(
+        "sync-colab",
+        help="point every chapter's Colab install cell at the "
+        "repository named in _config.yml",
+    )
+    sc.add_argument(
+        "--book", default="book", help="the chapters' folder (default book)"
+    )
+    sc.add_argument(
+        "--config", default="_config.yml", help="default _config.yml"
+    )
+    sc.add_argument(
+        "--json", action="store_true", help="print one JSON object"
+    )
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
-    s = sub.add_parser("stored-runs", help="train the stored runs at the epoch reading of T "
-                       "again and write them beside the library (about 15 min on 2 cores)")
-    s.add_argument("--name", action="append", default=None,
-                   help="one stored set (repeatable; default all: layer, no-ln-normalized, "
-                   "no-ln-unnormalized)")
+    s = sub.add_parser(
+        "stored-runs",
+        help="train the stored runs at the epoch reading of T "
+        "again and write them beside the library (about 40 min on 2 cores)",
+    )
+    s.add_argument(
+        "--name",
+        action="append",
+        default=None,
+        help="one stored set (repeatable; default all: layer, "
+        "no-ln-normalized, "
+        "no-ln-unnormalized and Fig. 3's fig3-dD-nN)",
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     return p

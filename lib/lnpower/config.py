@@ -1,5 +1,6 @@
-"""What a training run needs, with the paper's settings (§5) as defaults: ``TrainConfig`` and
-``paper_config``. The one place the paper's experimental settings are written down."""
+"""What a training run needs, with the paper's settings (§5) as defaults:
+``TrainConfig`` and ``paper_config``. The one place the paper's experimental
+settings are written down."""
 
 from __future__ import annotations
 
@@ -14,27 +15,36 @@ from .tasks import TARGETS, Task
 
 MODELS = ("layer", "looped")
 OPTIMIZERS = ("sgd", "adam")
-# How minibatches are drawn: independently with replacement at every step (the book's
-# default), or in epochs, passes without replacement over a fresh permutation of the
-# training set (the last train_size % batch samples of each pass are dropped)
+# How minibatches are drawn: independently with replacement at every step (the
+# book's default), or in epochs, passes without replacement over a fresh
+# permutation of the training set (the last train_size % batch samples of each
+# pass are dropped)
 SAMPLINGS = ("replacement", "epochs")
 ADAM = (0.9, 0.999, 1e-8)  # beta1, beta2, epsilon: torch.optim.Adam's defaults
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-# Per model, what §5 trains: the looped model (3.1) with L = 10 on the distance to the
-# principal subspace (Theorem 4.1); the single layer on the normalised power step (4.4)
-MODEL_DEFAULTS = {"layer": {"loops": 1, "target": "normalized"},
-                  "looped": {"loops": 10, "target": "subspace"}}
+# Per model, what §5 trains: the looped model (3.1) with L = 10 on the distance
+# to the principal subspace (Theorem 4.1); the single layer on the normalised
+# power step (4.4)
+MODEL_DEFAULTS = {
+    "layer": {"loops": 1, "target": "normalized"},
+    "looped": {"loops": 10, "target": "subspace"},
+}
 FIG5_SNAPSHOTS = (100, 300)  # the snapshots of Fig. 5 (besides T)
 
 
 def resolve_device(device: str) -> torch.device:
-    """``torch.device(device)`` after checking it exists here; ``ValueError`` otherwise."""
+    """``torch.device(device)`` after checking it exists here;
+    ``ValueError`` otherwise."""
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as err:
-        raise ValueError(f"device {device!r} is not a valid torch device") from err
+        raise ValueError(
+            f"device {device!r} is not a valid torch device"
+        ) from err
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} requested but no CUDA GPU is available")
+        raise ValueError(
+            f"device {device!r} requested but no CUDA GPU is available"
+        )
     if dev.type not in ("cpu", "cuda", "mps"):
         raise ValueError(f"device {device!r}: use 'cpu' or 'cuda'")
     return dev
@@ -47,22 +57,25 @@ def _positive(name: str, v) -> None:
 
 @dataclass
 class TrainConfig:
-    """Everything one training run needs. Every default is the paper's setting (§5): d = 16,
-    n = 32, 10 000 training and 2 000 test samples, SGD with eta = 0.1 and batch 128 for
-    T = 2000 steps from W = 0, V21 = v0 I.
+    """Everything one training run needs. Every default is the paper's
+    setting (§5): d = 16, n = 32, 10 000 training and 2 000 test samples,
+    SGD with eta = 0.1 and batch 128 for T = 2000 steps from W = 0, V21 = v0
+    I.
 
-    ``model``: ``"layer"`` (one layer) or ``"looped"`` (3.1); ``loops`` (L) and ``target``
-    default to what the paper trains that model with (``MODEL_DEFAULTS``): L = 10 on the
-    ``"subspace"`` loss (Dist^2 to V(X), Theorem 4.1) for the looped model, L = 1 on the
-    ``"normalized"`` target Sa/||Sa|| (4.4) for the layer (or ``"unnormalized"``, Sa).
-    ``v0`` (V21 = v0 I at t = 0) is the book's choice; the paper gives none.
-    ``optimizer``: ``"sgd"`` (the paper's) or ``"adam"`` (torch.optim.Adam's update).
-    ``sampling``: minibatches drawn with replacement at every step (``"replacement"``) or
-    in passes without replacement (``"epochs"``, ``SAMPLINGS``); ``steps`` counts
-    iterations either way (:func:`epoch_steps` converts epochs).
-    ``eval_size``: the training loss is recorded on a fixed random subset of this many
-    training samples (an unbiased estimate of the full training loss), the test loss on the
-    whole test set, at ``log_points`` log-spaced steps.
+    ``model``: ``"layer"`` (one layer) or ``"looped"`` (3.1); ``loops`` (L)
+    and ``target`` default to what the paper trains that model with
+    (``MODEL_DEFAULTS``): L = 10 on the ``"subspace"`` loss (Dist^2 to V(X),
+    Theorem 4.1) for the looped model, L = 1 on the ``"normalized"`` target
+    Sa/||Sa|| (4.4) for the layer (or ``"unnormalized"``, Sa). ``v0`` (V21 =
+    v0 I at t = 0) is the book's choice; the paper gives none.
+    ``optimizer``: ``"sgd"`` (the paper's) or ``"adam"`` (torch.optim.Adam's
+    update). ``sampling``: minibatches drawn with replacement at every step
+    (``"replacement"``) or in passes without replacement (``"epochs"``,
+    ``SAMPLINGS``); ``steps`` counts iterations either way
+    (:func:`epoch_steps` converts epochs). ``eval_size``: the training loss
+    is recorded on a fixed random subset of this many training samples (an
+    unbiased estimate of the full training loss), the test loss on the whole
+    test set, at ``log_points`` log-spaced steps.
     """
 
     task: str = "sphere"
@@ -91,7 +104,9 @@ class TrainConfig:
 
     def __post_init__(self):
         if self.model not in MODELS:
-            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+            raise ValueError(
+                f"model must be one of {MODELS}, got {self.model!r}"
+            )
         for name, value in MODEL_DEFAULTS[self.model].items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
@@ -101,27 +116,56 @@ class TrainConfig:
         t = self.make_task()
         self.d, self.n = t.d, t.n
         if self.target not in TARGETS:
-            raise ValueError(f"target must be one of {TARGETS}, got {self.target!r}")
-        for name in ("loops", "batch", "steps", "train_size", "test_size", "eval_size",
-                     "log_points"):
+            raise ValueError(
+                f"target must be one of {TARGETS}, got {self.target!r}"
+            )
+        for name in (
+            "loops",
+            "batch",
+            "steps",
+            "train_size",
+            "test_size",
+            "eval_size",
+            "log_points",
+        ):
             _positive(name, getattr(self, name))
         if self.model == "layer" and self.loops != 1:
-            raise ValueError(f"model 'layer' has L = 1, got loops={self.loops}; use 'looped'")
-        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"lr (eta) must be a finite number > 0, got {self.lr!r}")
+            raise ValueError(
+                f"model 'layer' has L = 1, got loops={self.loops}; use "
+                "'looped'"
+            )
+        if not (
+            isinstance(self.lr, (int, float))
+            and math.isfinite(self.lr)
+            and self.lr > 0
+        ):
+            raise ValueError(
+                f"lr (eta) must be a finite number > 0, got {self.lr!r}"
+            )
         if not math.isfinite(self.v0) or not self.init_scale >= 0:
             raise ValueError("v0 must be finite and init_scale >= 0")
         if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+            raise ValueError(
+                f"optimizer must be one of {OPTIMIZERS}, got "
+                f"{self.optimizer!r}"
+            )
         if self.sampling not in SAMPLINGS:
-            raise ValueError(f"sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
+            raise ValueError(
+                f"sampling must be one of {SAMPLINGS}, got {self.sampling!r}"
+            )
         if self.sampling == "epochs" and self.batch > self.train_size:
-            raise ValueError(f"sampling 'epochs' needs batch <= train_size, got batch "
-                             f"{self.batch} > train_size {self.train_size}")
+            raise ValueError(
+                f"sampling 'epochs' needs batch <= train_size, got batch "
+                f"{self.batch} > train_size {self.train_size}"
+            )
         if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
+            raise ValueError(
+                f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}"
+            )
         if any(s < 0 or s > self.steps for s in self.snapshot_steps):
-            raise ValueError(f"snapshot_steps must lie in [0, steps={self.steps}]")
+            raise ValueError(
+                f"snapshot_steps must lie in [0, steps={self.steps}]"
+            )
         resolve_device(self.device)
 
     def make_task(self) -> Task:
@@ -129,59 +173,106 @@ class TrainConfig:
         return Task(self.task, self.d, self.n, self.m)
 
     def schedule(self) -> list[int]:
-        """Logged steps: 0, log-spaced points up to T, T, and the requested snapshots."""
-        pts = np.unique(np.round(np.geomspace(1, self.steps, self.log_points)).astype(int))
+        """Logged steps: 0, log-spaced points up to T, T, and the requested
+        snapshots."""
+        pts = np.unique(
+            np.round(np.geomspace(1, self.steps, self.log_points)).astype(int)
+        )
         return sorted({0, self.steps, *pts.tolist(), *self.snapshot_steps})
 
     def shape_key(self) -> tuple:
         """What runs trained together must share."""
-        return (self.d, self.n, self.model, self.loops, self.layer_norm, self.target,
-                self.batch, self.steps, self.train_size, self.test_size, self.eval_size,
-                self.dtype, self.device, self.log_points, self.snapshot_steps, self.optimizer,
-                self.sampling)
+        return (
+            self.d,
+            self.n,
+            self.model,
+            self.loops,
+            self.layer_norm,
+            self.target,
+            self.batch,
+            self.steps,
+            self.train_size,
+            self.test_size,
+            self.eval_size,
+            self.dtype,
+            self.device,
+            self.log_points,
+            self.snapshot_steps,
+            self.optimizer,
+            self.sampling,
+        )
 
     def epoch_steps(self, epochs: int) -> int:
-        """SGD iterations in ``epochs`` passes over the training set (whole batches)."""
+        """SGD iterations in ``epochs`` passes over the training set (whole
+        batches)."""
         return epochs * (self.train_size // self.batch)
 
     def departures(self) -> list[str]:
-        """The assumptions of the paper's theorems that these settings break, one line each
-        (the run is still valid; the theorems just do not describe it)."""
+        """The assumptions of the paper's theorems that these settings
+        break, one line each (the run is still valid; the theorems just do
+        not describe it)."""
         out = []
         if self.task == "sphere" and self.n <= self.d + 1:
-            out.append(f"Assumption 3.2 (A3): with n = {self.n} <= d + 1 = {self.d + 1}, "
-                       "E[1/lambda_d(X)] is infinite for Task 1")
+            out.append(
+                f"Assumption 3.2 (A3): with n = {self.n} <= d + 1 = "
+                f"{self.d + 1}, "
+                "E[1/lambda_d(X)] is infinite for Task 1"
+            )
         if self.batch > self.train_size:
-            out.append(f"a minibatch of {self.batch} from a training set of "
-                       f"{self.train_size}: every step sees samples more than once")
+            out.append(
+                f"a minibatch of {self.batch} from a training set of "
+                f"{self.train_size}: every step sees samples more than once"
+            )
         if self.init_scale > 0 or self.v0 <= 0:
-            out.append("the initialisation of Theorems 4.1-4.3 (W = 0, V21 = v0 I with v0 > 0)")
+            out.append(
+                "the initialisation of Theorems 4.1-4.3 (W = 0, V21 = v0 I "
+                "with v0 > 0)"
+            )
         if self.optimizer != "sgd":
-            out.append("gradient descent (§4): the theorems describe (S)GD, not "
-                       f"{self.optimizer}")
+            out.append(
+                "gradient descent (§4): the theorems describe (S)GD, not "
+                f"{self.optimizer}"
+            )
         if self.model == "looped" and self.target != "subspace":
-            out.append("Theorem 4.1 trains the looped model on Dist^2 to V(X) (target "
-                       f"'subspace'), not {self.target!r}")
+            out.append(
+                "Theorem 4.1 trains the looped model on Dist^2 to V(X) "
+                "(target "
+                f"'subspace'), not {self.target!r}"
+            )
         if self.model == "layer" and self.target == "subspace":
-            out.append("Theorems 4.2 and 4.3 train the layer on a power-step target (4.4)")
+            out.append(
+                "Theorems 4.2 and 4.3 train the layer on a power-step target "
+                "(4.4)"
+            )
         if self.model == "looped" and not self.layer_norm:
             out.append("Theorem 4.1 is about the looped model with LN")
         if self.target == "unnormalized" and self.layer_norm:
-            out.append("Theorem 4.3 trains the LN layer on the normalised target")
+            out.append(
+                "Theorem 4.3 trains the LN layer on the normalised target"
+            )
         return out
 
     def memory_bytes(self, runs: int = 1) -> int:
-        """Memory the run needs, roughly: data sets, targets and the engine's buffers."""
-        D, N, item = 2 * self.d, self.n + 1, torch.finfo(DTYPES[self.dtype]).bits // 8
+        """Memory the run needs, roughly: data sets, targets and the
+        engine's buffers."""
+        D, N, item = (
+            2 * self.d,
+            self.n + 1,
+            torch.finfo(DTYPES[self.dtype]).bits // 8,
+        )
         per_target = self.d * self.d if self.target == "subspace" else self.d
         samples = self.train_size + self.test_size + self.eval_size
         data = samples * (D * N + per_target)
-        engine = self.batch * (self.loops * (3 * N * D + D * D + N) + 4 * N * D) + 4096
+        engine = (
+            self.batch * (self.loops * (3 * N * D + D * D + N) + 4 * N * D)
+            + 4096
+        )
         return int(runs * (data + 2 * engine) * item)
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available now (Linux ``MemAvailable``); None where unknown."""
+    """Bytes of memory available now (Linux ``MemAvailable``); None where
+    unknown."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -196,10 +287,13 @@ def available_memory() -> int | None:
 
 
 def paper_config(**overrides) -> TrainConfig:
-    """The settings of §5 for the chosen ``model`` (see :class:`TrainConfig`), with the
-    snapshots of Fig. 5 kept, and ``overrides``. Chapters and claims that ask for the same run
-    get the same configuration, hence the same cached history."""
+    """The settings of §5 for the chosen ``model`` (see
+    :class:`TrainConfig`), with the snapshots of Fig. 5 kept, and
+    ``overrides``. Chapters and claims that ask for the same run get the
+    same configuration, hence the same cached history."""
     return TrainConfig(**{"snapshot_steps": FIG5_SNAPSHOTS, **overrides})
 
 
-PAPER = paper_config()  # read the paper's settings from here (PAPER.lr, PAPER.d, ...)
+PAPER = (
+    paper_config()
+)  # read the paper's settings from here (PAPER.lr, PAPER.d, ...)

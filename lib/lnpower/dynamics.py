@@ -31,7 +31,8 @@ class Table:
     h: float
     scale: float
     logF: list[float]
-    slope: float  # d log(-F) / d log(rho) beyond the grid (power-law extrapolation)
+    # d log(-F) / d log(rho) beyond the grid (power-law extrapolation)
+    slope: float
     exact: object
 
     @classmethod
@@ -57,7 +58,8 @@ class Table:
             )
             if not (F < 0).all():
                 raise ValueError(
-                    "F must be negative on the grid (the loss decreases in rho)"
+                    "F must be negative on the grid (the loss decreases in "
+                    "rho)"
                 )
             return {"u": u, "logF": np.log(-F)}
 
@@ -182,8 +184,9 @@ def _advance(F, w: float, v: float, eta: float, m: int, t0: int = 0):
     return w, v
 
 
-def run(F, w0: float, v0: float, eta: float, steps: int, record=None,
-        cache=True):
+def run(
+    F, w0: float, v0: float, eta: float, steps: int, record=None, cache=True
+):
     """Iterate ``w' = w - eta v F(wv)``, ``v' = v - eta w F(wv)`` for
     ``steps`` steps.
 

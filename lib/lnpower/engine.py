@@ -1,14 +1,17 @@
-"""The training engine: loss and hand-written gradients of the looped layer for R runs at once.
+"""The training engine: loss and hand-written gradients of the looped layer
+for R runs at once.
 
-Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R, B, d)`` or projectors ``(R, B, d, d)``;
-weights ``W, V`` ``(R, 2d, 2d)``. Losses are means over the B samples, one per run, so that
-summing over runs gives each run its own gradient.
+Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R, B, d)`` or projectors
+``(R, B, d, d)``; weights ``W, V`` ``(R, 2d, 2d)``. Losses are means over
+the B samples, one per run, so that summing over runs gives each run its own
+gradient.
 
-It computes the same function as ``lnpower.model.predict`` (tested against it and its
-autograd gradients). Two savings over plain autograd: the last loop is
-computed for the last column only, since the output ``y_L`` reads nothing else
-(``V E E^T W e = V E (E^T (W e))`` costs O(d n) instead of O(d^2 n)); and the backward pass is
-written out, so the products shared by forward and backward are computed once.
+It computes the same function as ``lnpower.model.predict`` (tested against
+it and its autograd gradients). Two savings over plain autograd: the last
+loop is computed for the last column only, since the output ``y_L`` reads
+nothing else (``V E E^T W e = V E (E^T (W e))`` costs O(d n) instead of
+O(d^2 n)); and the backward pass is written out, so the products shared by
+forward and backward are computed once.
 """
 
 from __future__ import annotations
@@ -19,18 +22,23 @@ from .tasks import per_sample_loss
 
 
 class Batcher:
-    """Minibatches ``data[r, idx[r]]`` for every run r (data ``(R, K, ...)``, idx ``(R, B)``),
-    written into one buffer reused at every call (a fresh batch each step costs page faults;
-    this made a layer's training about 25 % faster): a result is valid until the next call."""
+    """Minibatches ``data[r, idx[r]]`` for every run r (data ``(R, K,
+    ...)``, idx ``(R, B)``), written into one buffer reused at every call (a
+    fresh batch each step costs page faults; this made a layer's training
+    about 25 % faster): a result is valid until the next call."""
 
     def __init__(self, data: torch.Tensor, batch: int):
         R, K = data.shape[:2]
         self.flat = data.reshape(R * K, *data.shape[2:])
         self.offset = torch.arange(R, device=data.device)[:, None] * K
-        self.out = torch.empty((R * batch, *data.shape[2:]), dtype=data.dtype, device=data.device)
+        self.out = torch.empty(
+            (R * batch, *data.shape[2:]), dtype=data.dtype, device=data.device
+        )
 
     def __call__(self, idx: torch.Tensor) -> torch.Tensor:
-        torch.index_select(self.flat, 0, (idx + self.offset).flatten(), out=self.out)
+        torch.index_select(
+            self.flat, 0, (idx + self.offset).flatten(), out=self.out
+        )
         return self.out.view(*idx.shape, *self.flat.shape[1:])
 
 
@@ -48,14 +56,21 @@ def _col(v: torch.Tensor) -> torch.Tensor:
 
 
 def _col_norm(Z: torch.Tensor, dim: int) -> torch.Tensor:
-    """Euclidean norms along ``dim`` (kept); faster than ``vector_norm`` over a strided dim."""
+    """Euclidean norms along ``dim`` (kept); faster than ``vector_norm``
+    over a strided dim."""
     return (Z * Z).sum(dim, keepdim=True).sqrt()
 
 
-def _shared(F: torch.Tensor, M: torch.Tensor, R: int, out: torch.Tensor,
-            accumulate: bool = False) -> torch.Tensor:
-    """``F_b M_r`` for all samples b of run r as one GEMM per run, written into (or, with
-    ``accumulate``, added to) ``out``: ``(R*B, N, D)`` -> ``(R*B, N, D')``."""
+def _shared(
+    F: torch.Tensor,
+    M: torch.Tensor,
+    R: int,
+    out: torch.Tensor,
+    accumulate: bool = False,
+) -> torch.Tensor:
+    """``F_b M_r`` for all samples b of run r as one GEMM per run, written
+    into (or, with ``accumulate``, added to) ``out``: ``(R*B, N, D)`` ->
+    ``(R*B, N, D')``."""
     D = F.shape[-1]
     o, F = out.view(R, -1, out.shape[-1]), F.reshape(R, -1, D)
     if R == 1:  # a plain GEMM is about 10 % faster than a batch of one
@@ -67,8 +82,11 @@ def _shared(F: torch.Tensor, M: torch.Tensor, R: int, out: torch.Tensor,
     return out
 
 
-def _shared_sum(P: torch.Tensor, Q: torch.Tensor, R: int, out: torch.Tensor) -> torch.Tensor:
-    """``out += sum_b P_b^T Q_b`` per run as one GEMM: ``(R*B, N, D)`` x2 -> ``(R, D, D)``."""
+def _shared_sum(
+    P: torch.Tensor, Q: torch.Tensor, R: int, out: torch.Tensor
+) -> torch.Tensor:
+    """``out += sum_b P_b^T Q_b`` per run as one GEMM: ``(R*B, N, D)`` x2 ->
+    ``(R, D, D)``."""
     P, Q = P.reshape(R, -1, P.shape[-1]).mT, Q.reshape(R, -1, Q.shape[-1])
     if R == 1:
         out[0].addmm_(P[0], Q[0])
@@ -78,51 +96,68 @@ def _shared_sum(P: torch.Tensor, Q: torch.Tensor, R: int, out: torch.Tensor) -> 
 
 
 def _rmul(W: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """``W_r x_{r,b}`` for every run and sample: ``(R, D, D)``, ``(R, B, D)`` -> ``(R, B, D)``."""
+    """``W_r x_{r,b}`` for every run and sample: ``(R, D, D)``, ``(R, B,
+    D)`` -> ``(R, B, D)``."""
     return x @ W.mT
 
 
 def _outer_sum(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-    """``sum_b p_b q_b^T`` over the batch dimension: ``(R, B, D)`` x2 -> ``(R, D, D)``."""
+    """``sum_b p_b q_b^T`` over the batch dimension: ``(R, B, D)`` x2 ->
+    ``(R, D, D)``."""
     return p.mT @ q
 
 
 class Model:
-    """The looped layer (3.1) with L loops (L = 1: the single layer (4.3)/(4.5)).
+    """The looped layer (3.1) with L loops (L = 1: the single layer
+    (4.3)/(4.5)).
 
-    A model keeps the buffers of its last few input shapes and reuses them on the next call
-    (fresh tensors of this size cost page faults that took a fifth of a step), so one instance
-    must not be called from two threads at once. Returned tensors never alias the buffers."""
+    A model keeps the buffers of its last few input shapes and reuses them
+    on the next call (fresh tensors of this size cost page faults that took
+    a fifth of a step), so one instance must not be called from two threads
+    at once. Returned tensors never alias the buffers."""
 
     def __init__(self, loops: int, layer_norm: bool, target: str):
         self.loops, self.layer_norm, self.target = loops, layer_norm, target
         self._buffers: dict[tuple, dict[str, torch.Tensor]] = {}
 
-    def _workspace(self, E: torch.Tensor, keep: bool) -> dict[str, torch.Tensor]:
-        """Buffers for input ``E``: per full loop when ``keep`` (the backward pass reads them),
-        else two alternating slots."""
+    def _workspace(
+        self, E: torch.Tensor, keep: bool
+    ) -> dict[str, torch.Tensor]:
+        """Buffers for input ``E``: per full loop when ``keep`` (the
+        backward pass reads them), else two alternating slots."""
         R, B, D, N = E.shape
         key = (tuple(E.shape), E.dtype, E.device, keep)
         if key not in self._buffers:
             if len(self._buffers) >= 4:
                 self._buffers.pop(next(iter(self._buffers)))
             slots = self.loops if keep else 2
-            new = lambda *shape: torch.empty(shape, dtype=E.dtype, device=E.device)
+            new = lambda *shape: torch.empty(
+                shape, dtype=E.dtype, device=E.device
+            )
             self._buffers[key] = {
-                "F": new(slots, R * B, N, D), "A": new(slots, R * B, N, D),
-                "C": new(slots, R * B, N, D), "G": new(slots, R * B, D, D),
+                "F": new(slots, R * B, N, D),
+                "A": new(slots, R * B, N, D),
+                "C": new(slots, R * B, N, D),
+                "G": new(slots, R * B, D, D),
                 "r": new(slots, R * B, N, 1),
-                # backward: two alternating dF/dZ buffers, dC, dA, dG, dG + dG^T, row sums
-                "dF": new(2, R * B, N, D), "dC": new(R * B, N, D), "dA": new(R * B, N, D),
-                "dG": new(2, R * B, D, D), "s": new(R * B, N, 1)}
+                # backward: two alternating dF/dZ buffers, dC, dA, dG, dG +
+                # dG^T, row sums
+                "dF": new(2, R * B, N, D),
+                "dC": new(R * B, N, D),
+                "dA": new(R * B, N, D),
+                "dG": new(2, R * B, D, D),
+                "s": new(R * B, N, 1),
+            }
         return self._buffers[key]
 
     def _forward(self, E, W, V, keep: bool):
-        """Full loops 1..L-1, then the last column of loop L. Returns the output column
-        ``(R, B, 2d)`` and, when ``keep``, what the backward pass needs.
+        """Full loops 1..L-1, then the last column of loop L. Returns the
+        output column ``(R, B, 2d)`` and, when ``keep``, what the backward
+        pass needs.
 
-        The full loops run on ``F = E^T`` (tokens as rows): ``Z^T = F + F W^T (F^T F) V^T``, so
-        both products with the shared weights are single GEMMs over all R*B*(n+1) tokens."""
+        The full loops run on ``F = E^T`` (tokens as rows): ``Z^T = F + F
+        W^T (F^T F) V^T``, so both products with the shared weights are
+        single GEMMs over all R*B*(n+1) tokens."""
         R, B, D, N = E.shape
         L = self.loops
         saved = []
@@ -140,7 +175,9 @@ class Model:
             _shared(C, V.mT, R, out=F_next, accumulate=True)
             r = None
             if self.layer_norm:
-                r = torch.linalg.vector_norm(F_next, dim=-1, keepdim=True, out=ws["r"][s])
+                r = torch.linalg.vector_norm(
+                    F_next, dim=-1, keepdim=True, out=ws["r"][s]
+                )
                 F_next.div_(r)
             if keep:
                 saved.append((F, A, G, C, r, F_next))
@@ -159,22 +196,29 @@ class Model:
     def predict(self, E, W, V):
         """``y_L`` for every sample: ``(R, B, d)``."""
         yf, _ = self._forward(E, W, V, keep=False)
-        return yf[..., yf.shape[-1] // 2:]
+        return yf[..., yf.shape[-1] // 2 :]
 
     def loss(self, E, Y, W, V):
         """Mean loss per run ``(R,)``."""
         return per_sample_loss(self.predict(E, W, V), Y, self.target).mean(-1)
 
     def loss_and_grad(self, E, Y, W, V):
-        """Loss per run and its gradients with respect to W and V (each run's own mean)."""
-        yf, (saved, E_last, e, u, Eu, Gu, r) = self._forward(E, W, V, keep=True)
+        """Loss per run and its gradients with respect to W and V (each
+        run's own mean)."""
+        yf, (saved, E_last, e, u, Eu, Gu, r) = self._forward(
+            E, W, V, keep=True
+        )
         d = yf.shape[-1] // 2
         loss, gy = _loss_grad_y(yf[..., d:], Y, self.target)
         B = E.shape[1]
         dyf = torch.zeros_like(yf)
         dyf[..., d:] = gy / B
         # last loop, last column: z = e + V E E^T W e
-        dz = (dyf - yf * (yf * dyf).sum(-1, keepdim=True)) / r if self.layer_norm else dyf
+        dz = (
+            (dyf - yf * (yf * dyf).sum(-1, keepdim=True)) / r
+            if self.layer_norm
+            else dyf
+        )
         gV = _outer_sum(dz, Gu)
         q = _rmul(V.mT, dz)
         Eq = (E_last.mT @ _col(q))[..., 0]
@@ -193,8 +237,15 @@ class Model:
         # full loops, last to first (transposed layout, see _forward)
         for i, (F, A, G, C, r_l, F_out) in reversed(list(enumerate(saved))):
             if self.layer_norm:
-                s = torch.sum(torch.mul(F_out, dF, out=dZ_other), -1, keepdim=True, out=ws["s"])
-                dZ = torch.addcmul(dF, F_out, s, value=-1, out=dZ_other).div_(r_l)
+                s = torch.sum(
+                    torch.mul(F_out, dF, out=dZ_other),
+                    -1,
+                    keepdim=True,
+                    out=ws["s"],
+                )
+                dZ = torch.addcmul(dF, F_out, s, value=-1, out=dZ_other).div_(
+                    r_l
+                )
                 dZ_other = dF
             else:
                 dZ = dF
@@ -206,17 +257,21 @@ class Model:
                 break
             torch.bmm(A.mT, dC, out=dG)
             torch.add(dG, dG.mT, out=dGs)
-            # dF of the loop's input, built in dZ's buffer (dZ is no longer needed)
+            # dF of the loop's input, built in dZ's buffer (dZ is no longer
+            # needed)
             _shared(dA, W, R, out=dZ, accumulate=True)
             dF = dZ.baddbmm_(F, dGs)
         return loss.mean(-1), gW, gV
 
     def full_loss_and_grad(self, E, Y, W, V, chunk: int = 1024):
-        """:meth:`loss_and_grad` over a whole data set, in chunks (bounded memory)."""
+        """:meth:`loss_and_grad` over a whole data set, in chunks (bounded
+        memory)."""
         K = E.shape[1]
         out = [torch.zeros_like(x) for x in (W[:, 0, 0], W, V)]
         for i in range(0, K, chunk):
-            part = self.loss_and_grad(E[:, i:i + chunk], Y[:, i:i + chunk], W, V)
+            part = self.loss_and_grad(
+                E[:, i : i + chunk], Y[:, i : i + chunk], W, V
+            )
             for acc, x in zip(out, part):
                 acc += x * (min(chunk, K - i) / K)
         return tuple(out)
@@ -225,6 +280,9 @@ class Model:
     def full_loss(self, E, Y, W, V, chunk: int = 1024):
         """Mean loss per run over a whole data set, in chunks."""
         K = E.shape[1]
-        total = sum(self.loss(E[:, i:i + chunk], Y[:, i:i + chunk], W, V) * min(chunk, K - i)
-                    for i in range(0, K, chunk))
+        total = sum(
+            self.loss(E[:, i : i + chunk], Y[:, i : i + chunk], W, V)
+            * min(chunk, K - i)
+            for i in range(0, K, chunk)
+        )
         return total / K

@@ -1,7 +1,8 @@
-"""The loss landscapes of the three models under the structure (4.2), as functions of one
-number, on a Monte Carlo sample: the layer without LN (a quadratic in gamma, Theorem 4.2), the
-layer with LN (Theorem 4.3) and the looped model (the eigen-expansion of Dist^2, Theorem 4.1),
-with their derivatives, the power method's error L_L^(inf) and the constant c_L."""
+"""The loss landscapes of the three models under the structure (4.2), as
+functions of one number, on a Monte Carlo sample: the layer without LN (a
+quadratic in gamma, Theorem 4.2), the layer with LN (Theorem 4.3) and the
+looped model (the eigen-expansion of Dist^2, Theorem 4.1), with their
+derivatives, the power method's error L_L^(inf) and the constant c_L."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Monte Carlo for the paper's population quantities: draws of (X, a) reduced to what the
-theory needs (the spectrum of S and the coordinates of a in its eigenbasis), and means with
-their standard errors. Float64, seeded."""
+"""Monte Carlo for the paper's population quantities: draws of (X, a)
+reduced to what the theory needs (the spectrum of S and the coordinates of a
+in its eigenbasis), and means with their standard errors. Float64, seeded."""
 
 from __future__ import annotations
 
@@ -57,10 +57,19 @@ class Sample:
     def from_spectrum(cls, task: Task, lam, c2, rtol: float = 1e-8) -> Sample:
         """Build from eigenvalues (descending) and squared coordinates of a."""
         lam = np.clip(np.asarray(lam, dtype=np.float64), 0.0, None)
-        c2 = np.array(c2, dtype=np.float64)  # a copy: the caller's array stays writable
-        arrays = (lam, c2, top_mask(lam, rtol), np.sqrt((lam**2 * c2).sum(-1)),
-                  (lam * c2).sum(-1))
-        for x in arrays:  # a Sample may be shared (see draw): nobody may change it
+        c2 = np.array(
+            c2, dtype=np.float64
+        )  # a copy: the caller's array stays writable
+        arrays = (
+            lam,
+            c2,
+            top_mask(lam, rtol),
+            np.sqrt((lam**2 * c2).sum(-1)),
+            (lam * c2).sum(-1),
+        )
+        for (
+            x
+        ) in arrays:  # a Sample may be shared (see draw): nobody may change it
             x.setflags(write=False)
         return cls(task, *arrays)
 
@@ -104,8 +113,12 @@ def draw(
         c = query(samples, task.d, generator(seed))
         return Sample.from_spectrum(task, lam, (c**2).numpy(), rtol)
     out = _cache.arrays(
-        "draw", [repr(task), samples, seed, chunk], ("montecarlo", "tasks"),
-        lambda: _spectra(task, samples, generator(seed), chunk), cache)
+        "draw",
+        [repr(task), samples, seed, chunk],
+        ("montecarlo", "tasks"),
+        lambda: _spectra(task, samples, generator(seed), chunk),
+        cache,
+    )
     return Sample.from_spectrum(task, out["lam"], out["c2"], rtol)
 
 
@@ -115,7 +128,9 @@ def _spectra(task: Task, samples: int, g, chunk: int) -> dict[str, np.ndarray]:
     # sampling the next chunk overlaps with the eigensolver on the previous
     with ThreadPoolExecutor(max_workers=2) as pool:
         jobs = [
-            pool.submit(_eigenvalues, task.sample_X(min(chunk, samples - i), g))
+            pool.submit(
+                _eigenvalues, task.sample_X(min(chunk, samples - i), g)
+            )
             for i in range(0, samples, chunk)
         ]
         lam = np.concatenate([job.result() for job in jobs])

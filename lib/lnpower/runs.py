@@ -1,12 +1,13 @@
-"""The runs and samples that several chapters and claims share, each computed once: Monte
-Carlo samples, the reduced population dynamics, and the SGD runs at the paper's settings
-with their seed ensembles (through the training cache, so that a chapter, another chapter
-and the reproduction report reuse the same runs).
+"""The runs and samples that several chapters and claims share, each
+computed once: Monte Carlo samples, the reduced population dynamics, and the
+SGD runs at the paper's settings with their seed ensembles (through the
+training cache, so that a chapter, another chapter and the reproduction
+report reuse the same runs).
 
-A claim about SGD is measured over an ensemble of seeds (``ensemble``): ``ENSEMBLE``
-seeds per configuration, ``LOOPED_ENSEMBLE`` for the looped model, whose runs cost ten
-times more. Seed ``s`` is the same run wherever it is asked for; ``LNPOWER_SEED`` shifts
-them all (``lnpower.seeding``)."""
+A claim about SGD is measured over an ensemble of seeds (``ensemble``):
+``ENSEMBLE`` seeds per configuration, ``LOOPED_ENSEMBLE`` for the looped
+model, whose runs cost ten times more. Seed ``s`` is the same run wherever
+it is asked for; ``LNPOWER_SEED`` shifts them all (``lnpower.seeding``)."""
 
 from __future__ import annotations
 
@@ -20,32 +21,50 @@ from .tasks import Task
 from .train import fit_many
 
 ETA = PAPER.lr
-TASKS = {"sphere": "Task 1", "rotated": "Task 2"}  # the paper's names of the two tasks
-BIG = 200_000  # the sample of the constants of Theorem 4.2, as book/without_ln draws it
+TASKS = {
+    "sphere": "Task 1",
+    "rotated": "Task 2",
+}  # the paper's names of the two tasks
+# the sample of the constants of Theorem 4.2, as book/without_ln draws it
+BIG = 200_000
 ENSEMBLE = 5  # seeds per SGD configuration
 LOOPED_ENSEMBLE = 3  # seeds of the looped model (about 22 s a run on 2 cores)
-# The two readings of the paper's "an epoch number of 2000": T = 2000 SGD iterations (the
-# book's default), or 2000 passes without replacement over the 10 000 training samples
-READINGS = {"iterations": PAPER.steps, "epochs": PAPER.epoch_steps(PAPER.steps)}
+# The two readings of the paper's "an epoch number of 2000": T = 2000 SGD
+# iterations (the book's default), or 2000 passes without replacement over the
+# 10 000 training samples
+READINGS = {
+    "iterations": PAPER.steps,
+    "epochs": PAPER.epoch_steps(PAPER.steps),
+}
 
 
 def paper_task(name: str = "sphere") -> Task:
-    """Task 1 (``"sphere"``) or Task 2 (``"rotated"``) at the paper's d and n."""
+    """Task 1 (``"sphere"``) or Task 2 (``"rotated"``) at the paper's d and
+    n."""
     return Task(name, PAPER.d, PAPER.n)
 
 
 @cache
-def sample(task: str = "sphere", samples: int = 100_000, seed: int = 0) -> theory.Sample:
+def sample(
+    task: str = "sphere", samples: int = 100_000, seed: int = 0
+) -> theory.Sample:
     """A Monte Carlo sample of the task at the paper's d and n."""
     return theory.draw(paper_task(task), samples, seed)
 
 
 @cache
 def ln_run(task: str = "sphere", steps: int = 10**6):
-    """The LN layer's reduced population dynamics (Theorem 4.3) from alpha=0, beta=1."""
+    """The LN layer's reduced population dynamics (Theorem 4.3) from
+    alpha=0, beta=1."""
     tab = dynamics.ln_layer_table(sample(task, 20_000, 1))
-    return tab, dynamics.run(tab, 0.0, PAPER.v0, ETA, steps,
-                             [PAPER.steps, *dynamics.log_steps(steps)])
+    return tab, dynamics.run(
+        tab,
+        0.0,
+        PAPER.v0,
+        ETA,
+        steps,
+        [PAPER.steps, *dynamics.log_steps(steps)],
+    )
 
 
 @cache
@@ -56,19 +75,30 @@ def looped_F(task: str = "sphere", loops: int = 10) -> dynamics.Table:
 
 @cache
 def looped_run(task: str = "sphere", loops: int = 10, steps: int = 10**6):
-    """The looped model's reduced population dynamics (Theorem 4.1) from w=0, v=1."""
+    """The looped model's reduced population dynamics (Theorem 4.1) from
+    w=0, v=1."""
     tab = looped_F(task, loops)
-    return tab, dynamics.run(tab, 0.0, PAPER.v0, ETA, steps,
-                             [PAPER.steps, *dynamics.log_steps(steps)])
+    return tab, dynamics.run(
+        tab,
+        0.0,
+        PAPER.v0,
+        ETA,
+        steps,
+        [PAPER.steps, *dynamics.log_steps(steps)],
+    )
 
 
 @cache
-def paper_runs(model: str, seed: int = 0, wait: bool = True,
-               **overrides) -> dict[str, History]:
-    """SGD at the paper's settings for Task 1 and Task 2 (one seed), trained together and
-    cached. ``wait=False``: raise ``lnpower.cache.Busy`` if another process is training
-    them now."""
-    configs = [paper_config(model=model, task=t, seed=seed, **overrides) for t in TASKS]
+def paper_runs(
+    model: str, seed: int = 0, wait: bool = True, **overrides
+) -> dict[str, History]:
+    """SGD at the paper's settings for Task 1 and Task 2 (one seed), trained
+    together and cached. ``wait=False``: raise ``lnpower.cache.Busy`` if
+    another process is training them now."""
+    configs = [
+        paper_config(model=model, task=t, seed=seed, **overrides)
+        for t in TASKS
+    ]
     return dict(zip(TASKS, fit_many(configs, cache=True, wait=wait)))
 
 
@@ -77,10 +107,13 @@ def ensemble_size(model: str) -> int:
     return LOOPED_ENSEMBLE if model == "looped" else ENSEMBLE
 
 
-def ensemble(model: str, size: int | None = None, **overrides) -> dict[str, list[History]]:
-    """``paper_runs`` for seeds 0..size-1 (default :func:`ensemble_size`): per task, one
-    history per seed. Seeds that another process is training now are taken last, so two
-    chapters that need the same ensemble share the work."""
+def ensemble(
+    model: str, size: int | None = None, **overrides
+) -> dict[str, list[History]]:
+    """``paper_runs`` for seeds 0..size-1 (default :func:`ensemble_size`):
+    per task, one history per seed. Seeds that another process is training
+    now are taken last, so two chapters that need the same ensemble share
+    the work."""
     size = size or ensemble_size(model)
     done = {}
     for wait in (False, True):

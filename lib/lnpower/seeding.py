@@ -1,11 +1,12 @@
 """One setting shifts every seed the book uses: ``LNPOWER_SEED``.
 
-Every random number of the library is drawn from a ``torch.Generator`` made by
-:func:`lnpower.tasks.generator` (training data, minibatches, initial weights, test
-points, Monte Carlo samples). With ``LNPOWER_SEED`` unset or ``0`` a seed ``s`` is used
-as it is; with ``LNPOWER_SEED=k`` it becomes an independent seed mixed from ``(s, k)``,
-so that every draw of the book is replaced by another, and a verdict that holds only for
-the default seeds shows itself. The disk cache keys include the shift.
+Every random number of the library is drawn from a ``torch.Generator`` made
+by :func:`lnpower.tasks.generator` (training data, minibatches, initial
+weights, test points, Monte Carlo samples). With ``LNPOWER_SEED`` unset or
+``0`` a seed ``s`` is used as it is; with ``LNPOWER_SEED=k`` it becomes an
+independent seed mixed from ``(s, k)``, so that every draw of the book is
+replaced by another, and a verdict that holds only for the default seeds
+shows itself. The disk cache keys include the shift.
 """
 
 from __future__ import annotations
@@ -18,21 +19,24 @@ ENV = "LNPOWER_SEED"
 
 
 def shift() -> int:
-    """The seed shift ``LNPOWER_SEED`` (0 when unset); ``ValueError`` naming the variable
-    if it is not a non-negative integer."""
+    """The seed shift ``LNPOWER_SEED`` (0 when unset); ``ValueError`` naming
+    the variable if it is not a non-negative integer."""
     raw = os.environ.get(ENV, "").strip() or "0"
     try:
         k = int(raw)
     except ValueError:
-        raise ValueError(f"{ENV} must be a non-negative integer, got {raw!r}") from None
+        raise ValueError(
+            f"{ENV} must be a non-negative integer, got {raw!r}"
+        ) from None
     if k < 0:
         raise ValueError(f"{ENV} must be a non-negative integer, got {k}")
     return k
 
 
 def mix(seed: int) -> int:
-    """The seed actually used for ``seed``: itself without a shift, else a 64-bit seed
-    drawn by ``numpy.random.SeedSequence`` from ``(seed, shift)``."""
+    """The seed actually used for ``seed``: itself without a shift, else a
+    64-bit seed drawn by ``numpy.random.SeedSequence`` from ``(seed,
+    shift)``."""
     k = shift()
     if k == 0:
         return int(seed)

@@ -1,20 +1,24 @@
-"""Beyond Theorem 4.2: is the no-LN layer's fixed point stable off the structured family?
+"""Beyond Theorem 4.2: is the no-LN layer's fixed point stable off the
+structured family?
 
-Theorem 4.2 describes gradient descent inside the family W12 = alpha I, V21 = beta I (all other
-blocks zero), where it converges to alpha beta = gamma*. Finite-sample SGD is not confined to
-that family: its noise puts small off-diagonal entries into W12 and V21. Whether they shrink
-or grow is decided by the population loss's Hessian at the fixed point in those directions.
+Theorem 4.2 describes gradient descent inside the family W12 = alpha I, V21
+= beta I (all other blocks zero), where it converges to alpha beta = gamma*.
+Finite-sample SGD is not confined to that family: its noise puts small
+off-diagonal entries into W12 and V21. Whether they shrink or grow is
+decided by the population loss's Hessian at the fixed point in those
+directions.
 
-With W12 = alpha I + eps A, V21 = beta I + eps B the prediction is
-``y = a + gamma S a + eps (beta S A a + alpha B S a) + eps^2 B S A a``, so the second derivative
-of ``E||y - t||^2`` at eps = 0 is the quadratic form
+With W12 = alpha I + eps A, V21 = beta I + eps B the prediction is ``y = a +
+gamma S a + eps (beta S A a + alpha B S a) + eps^2 B S A a``, so the second
+derivative of ``E||y - t||^2`` at eps = 0 is the quadratic form
 
     h(A, B) = E[2 ||beta S A a + alpha B S a||^2 + 4 (y - t)^T B S A a].
 
-By rotation invariance (A2) this form is a multiple of the identity on each irreducible
-subspace of d x d matrices under conjugation: multiples of I (the family itself),
-symmetric traceless and antisymmetric matrices. On each, it is a 2 x 2 matrix in (A, B),
-estimated here by Monte Carlo from one representative A = B.
+By rotation invariance (A2) this form is a multiple of the identity on each
+irreducible subspace of d x d matrices under conjugation: multiples of I
+(the family itself), symmetric traceless and antisymmetric matrices. On
+each, it is a 2 x 2 matrix in (A, B), estimated here by Monte Carlo from one
+representative A = B.
 """
 
 from __future__ import annotations
@@ -37,20 +41,28 @@ def representative(kind: str, d: int) -> torch.Tensor:
     M[0, 1] = 1.0
     M[1, 0] = 1.0 if kind == "symmetric traceless" else -1.0
     if kind not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {kind!r}")
+        raise ValueError(
+            f"direction must be one of {DIRECTIONS}, got {kind!r}"
+        )
     return M / math.sqrt(2)
 
 
-def hessian_blocks(task: Task, points: dict[str, tuple[float, float]],
-                   samples: int = 200_000, seed: int = 0, chunk: int = 50_000) -> dict:
-    """At each fixed point ``points[target] = (alpha, beta)`` of the layer trained on that
-    target: for each kind of direction M (``DIRECTIONS``) the 2 x 2 matrix H of the loss's
-    second derivative along (W12, V21) = (alpha I + s eps M, beta I + u eps M) in (s, u), its
-    eigenvalues and the largest standard error of its entries (Monte Carlo, float64, one
-    sample shared by the targets). Returns ``{target: {kind: {...}}}``.
+def hessian_blocks(
+    task: Task,
+    points: dict[str, tuple[float, float]],
+    samples: int = 200_000,
+    seed: int = 0,
+    chunk: int = 50_000,
+) -> dict:
+    """At each fixed point ``points[target] = (alpha, beta)`` of the layer
+    trained on that target: for each kind of direction M (``DIRECTIONS``)
+    the 2 x 2 matrix H of the loss's second derivative along (W12, V21) =
+    (alpha I + s eps M, beta I + u eps M) in (s, u), its eigenvalues and the
+    largest standard error of its entries (Monte Carlo, float64, one sample
+    shared by the targets). Returns ``{target: {kind: {...}}}``.
 
-    Per sample, with w1 = s beta S M a + u alpha M S a and w2 = s u M S M a, the second
-    derivative of ||y - t||^2 is 2 ||w1||^2 + 4 (y - t)^T w2."""
+    Per sample, with w1 = s beta S M a + u alpha M S a and w2 = s u M S M a,
+    the second derivative of ||y - t||^2 is 2 ||w1||^2 + 4 (y - t)^T w2."""
     g = generator(seed)
     parts = {(t, k): [] for t in points for k in DIRECTIONS}
     for start in range(0, samples, chunk):
@@ -65,14 +77,24 @@ def hessian_blocks(task: Task, points: dict[str, tuple[float, float]],
                 resid = a + alpha * beta * Sa - targets(X, a, target)
                 p, q = beta * SMa, alpha * MSa
                 curv = (resid * MSMa).sum(-1)  # (y - t)^T M S M a
-                parts[target, kind].append(torch.stack(
-                    [2 * (p * p).sum(-1), 2 * (p * q).sum(-1) + 2 * curv,
-                     2 * (q * q).sum(-1)], -1))
+                parts[target, kind].append(
+                    torch.stack(
+                        [
+                            2 * (p * p).sum(-1),
+                            2 * (p * q).sum(-1) + 2 * curv,
+                            2 * (q * q).sum(-1),
+                        ],
+                        -1,
+                    )
+                )
     out = {t: {} for t in points}
     for (target, kind), chunks in parts.items():
         x = torch.cat(chunks).numpy()
         (ss, su, uu), se = x.mean(0), x.std(0, ddof=1) / math.sqrt(len(x))
         H = np.array([[ss, su], [su, uu]])
-        out[target][kind] = {"matrix": H, "eigenvalues": np.linalg.eigvalsh(H),
-                             "stderr": float(se.max())}
+        out[target][kind] = {
+            "matrix": H,
+            "eigenvalues": np.linalg.eigvalsh(H),
+            "stderr": float(se.max()),
+        }
     return out

@@ -1,13 +1,15 @@
-"""SGD runs too long for ``make test``, stored with the library: the LN layer and the layer
-without LN at the epoch reading of the paper's T (2000 passes without replacement over the
-10 000 training samples, 156 000 iterations; ``lnpower.runs.READINGS``).
+"""SGD runs too long for ``make test``, stored with the library: the LN
+layer (at Fig. 3's configurations too) and the layer without LN at the epoch
+reading of the paper's T (2000 passes without replacement over the 10 000
+training samples, 156 000 iterations; ``lnpower.runs.READINGS``).
 
-Each run is kept as a compressed history, not as a cache entry: the active weights at every
-step (float32), the losses at the logged steps, the weights at Fig. 5's snapshots, and a
-JSON record of its configuration, the fingerprint of the code that trained it, the machine
-and the wall time. :func:`load` refuses a stored run whose configuration or code
-fingerprint is not what the code asks for now; ``python -m lnpower stored-runs``
-trains them again (about 15 minutes on 2 cores) and writes them here.
+Each run is kept as a compressed history, not as a cache entry: the active
+weights at every step (float32), the losses at the logged steps, the weights
+at Fig. 5's snapshots, and a JSON record of its configuration, the
+fingerprint of the code that trained it, the machine and the wall time.
+:func:`load` refuses a stored run whose configuration or code fingerprint is
+not what the code asks for now; ``python -m lnpower stored-runs`` trains
+them again (about 40 minutes on 2 cores) and writes them here.
 """
 
 from __future__ import annotations
@@ -30,23 +32,53 @@ from .train import TRAINING_MODULES, fit_many
 
 FOLDER = Path(__file__).parent / "stored_runs"
 EPOCHS = (100, 300, 2000)  # Fig. 5's snapshots and T, read as epochs
-NAMES = {"layer": {}, "no-ln-normalized": {"layer_norm": False, "target": "normalized"},
-         "no-ln-unnormalized": {"layer_norm": False, "target": "unnormalized"}}
+NAMES = {
+    "layer": {},
+    "no-ln-normalized": {"layer_norm": False, "target": "normalized"},
+    "no-ln-unnormalized": {"layer_norm": False, "target": "unnormalized"},
+}
+# Fig. 3's other (d, n), the LN layer; its (16, 32) is "layer"
+FIG3 = ((8, 16), (8, 32), (8, 64), (16, 16), (16, 64))
+NAMES.update({f"fig3-d{d}-n{n}": {"d": d, "n": n} for d, n in FIG3})
 TASK_NAMES = ("sphere", "rotated")
 
 
+def tasks_of(name: str) -> tuple[str, ...]:
+    """The tasks a stored set trains: Task 2 only where n > d (else it
+    forces S = I)."""
+    o = NAMES[name]
+    return tuple(
+        t
+        for t in TASK_NAMES
+        if t == "sphere" or o.get("n", PAPER.n) > o.get("d", PAPER.d)
+    )
+
+
 def configs(name: str, seed: int = 0) -> list[TrainConfig]:
-    """The two runs (Task 1, Task 2) of a stored set, as the code asks for them now."""
+    """The runs (Task 1, and Task 2 where it exists) of a stored set, as the
+    code asks for them now."""
     if name not in NAMES:
-        raise ValueError(f"unknown stored run {name!r}; known: {sorted(NAMES)}")
+        raise ValueError(
+            f"unknown stored run {name!r}; known: {sorted(NAMES)}"
+        )
     steps = [PAPER.epoch_steps(e) for e in EPOCHS]
-    return [paper_config(task=t, seed=seed, sampling="epochs", steps=steps[-1],
-                         snapshot_steps=tuple(steps[:-1]), log_points=60, **NAMES[name])
-            for t in TASK_NAMES]
+    return [
+        paper_config(
+            task=t,
+            seed=seed,
+            sampling="epochs",
+            steps=steps[-1],
+            snapshot_steps=tuple(steps[:-1]),
+            log_points=60,
+            **NAMES[name],
+        )
+        for t in tasks_of(name)
+    ]
 
 
 def fingerprint() -> str:
-    """The code that trains a run (the modules of the training cache's keys)."""
+    """The code that trains a run (the modules of the training cache's
+    keys)."""
     return _cache.code_fingerprint(TRAINING_MODULES)
 
 
@@ -71,65 +103,97 @@ def save(h: History, name: str, seconds: float) -> Path:
     path = _path(name, c.task, c.seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     snaps = (*c.snapshot_steps, c.steps)
-    arrays = {"w": np.float32(h.w), "v": np.float32(h.v), "steps": np.int64(h.steps),
-              "train_loss": np.float64(h.train_loss), "test_loss": np.float64(h.test_loss),
-              **{f"W{t}": h.snapshots[t][0].numpy() for t in snaps},
-              **{f"V{t}": h.snapshots[t][1].numpy() for t in snaps}}
-    _cache.atomic_write(path.with_suffix(".npz"),
-                        lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays))
-    record = {"config": dataclasses.asdict(c), "fingerprint": fingerprint(),
-              "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
-              "torch": torch.__version__, "wall_seconds": round(seconds, 1),
-              "date": time.strftime("%Y-%m-%d")}
-    _cache.atomic_write(path.with_suffix(".json"),
-                        lambda tmp: tmp.write_text(json.dumps(record, indent=1) + "\n"))
+    arrays = {
+        "w": np.float32(h.w),
+        "v": np.float32(h.v),
+        "steps": np.int64(h.steps),
+        "train_loss": np.float64(h.train_loss),
+        "test_loss": np.float64(h.test_loss),
+        **{f"W{t}": h.snapshots[t][0].numpy() for t in snaps},
+        **{f"V{t}": h.snapshots[t][1].numpy() for t in snaps},
+    }
+    _cache.atomic_write(
+        path.with_suffix(".npz"),
+        lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays),
+    )
+    record = {
+        "config": dataclasses.asdict(c),
+        "fingerprint": fingerprint(),
+        "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
+        "torch": torch.__version__,
+        "wall_seconds": round(seconds, 1),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    _cache.atomic_write(
+        path.with_suffix(".json"),
+        lambda tmp: tmp.write_text(json.dumps(record, indent=1) + "\n"),
+    )
     return path
 
 
 def record(name: str, task: str = "sphere", seed: int = 0) -> dict:
-    """The JSON record of a stored run (``FileNotFoundError`` naming the command that
-    makes it, if it is not there)."""
+    """The JSON record of a stored run (``FileNotFoundError`` naming the
+    command that makes it, if it is not there)."""
     path = _path(name, task, seed).with_suffix(".json")
     if not path.exists():
-        raise FileNotFoundError(f"no stored run {path.name}; make it with "
-                                "`python -m lnpower stored-runs`")
+        raise FileNotFoundError(
+            f"no stored run {path.name}; make it with "
+            "`python -m lnpower stored-runs`"
+        )
     return json.loads(path.read_text())
 
 
 def check(name: str, seed: int = 0) -> None:
-    """``ValueError`` unless both stored runs of ``name`` have the configuration and the
-    code fingerprint the code asks for now."""
+    """``ValueError`` unless both stored runs of ``name`` have the
+    configuration and the code fingerprint the code asks for now."""
     for c in configs(name, seed):
         rec = record(name, c.task, seed)
         if rec["config"] != json.loads(json.dumps(dataclasses.asdict(c))):
-            raise ValueError(f"stored run {name}/{c.task}: its configuration is not the one "
-                             "the code asks for now; run `python -m lnpower stored-runs`")
+            raise ValueError(
+                f"stored run {name}/{c.task}: its configuration is not the "
+                "one "
+                "the code asks for now; run `python -m lnpower stored-runs`"
+            )
         if rec["fingerprint"] != fingerprint():
-            raise ValueError(f"stored run {name}/{c.task} was trained by other code "
-                             f"(fingerprint {rec['fingerprint']}, now {fingerprint()}); "
-                             "run `python -m lnpower stored-runs`")
+            raise ValueError(
+                f"stored run {name}/{c.task} was trained by other code "
+                f"(fingerprint {rec['fingerprint']}, now {fingerprint()}); "
+                "run `python -m lnpower stored-runs`"
+            )
 
 
 @cache
 def load(name: str, seed: int = 0) -> dict[str, list[History]]:
-    """The stored runs of ``name`` as histories, ``{task: [history]}`` (one seed), after
-    :func:`check`."""
+    """The stored runs of ``name`` as histories, ``{task: [history]}`` (one
+    seed), after :func:`check`."""
     check(name, seed)
     out = {}
     for c in configs(name, seed):
         z = np.load(_path(name, c.task, seed).with_suffix(".npz"))
-        snaps = {t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
-                 for t in (*c.snapshot_steps, c.steps)}
-        out[c.task] = [History(config=c, steps=z["steps"].tolist(),
-                               train_loss=z["train_loss"].tolist(),
-                               test_loss=z["test_loss"].tolist(), w=z["w"].tolist(),
-                               v=z["v"].tolist(), snapshots=snaps,
-                               seconds=record(name, c.task, seed)["wall_seconds"])]
+        snaps = {
+            t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
+            for t in (*c.snapshot_steps, c.steps)
+        }
+        out[c.task] = [
+            History(
+                config=c,
+                steps=z["steps"].tolist(),
+                train_loss=z["train_loss"].tolist(),
+                test_loss=z["test_loss"].tolist(),
+                w=z["w"].tolist(),
+                v=z["v"].tolist(),
+                snapshots=snaps,
+                seconds=record(name, c.task, seed)["wall_seconds"],
+            )
+        ]
     return out
 
 
-def regenerate(names=tuple(NAMES), seed: int = 0, progress: bool | None = None) -> list[Path]:
-    """Train the stored runs again and write them (the two tasks of a set together)."""
+def regenerate(
+    names=tuple(NAMES), seed: int = 0, progress: bool | None = None
+) -> list[Path]:
+    """Train the stored runs again and write them (the two tasks of a set
+    together)."""
     paths = []
     for name in names:
         t0 = time.perf_counter()

@@ -1,6 +1,7 @@
-"""The principal subspace (Definition 3.1), the targets (4.4) and the losses: the spectrum of
-S = X X^T, which eigenvalues count as the top one, the projector onto V(X), the per-sample
-targets and the per-sample losses the three models are trained on."""
+"""The principal subspace (Definition 3.1), the targets (4.4) and the
+losses: the spectrum of S = X X^T, which eigenvalues count as the top one,
+the projector onto V(X), the per-sample targets and the per-sample losses
+the three models are trained on."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Principal component prediction (§3.1 of the paper): Tasks 1 and 2 and the other
-samplers, the embedding E, and the checks of Assumption 3.2. The principal subspace, the
-targets (4.4) and the losses (``lnpower.subspace``) are re-exported here.
+"""Principal component prediction (§3.1 of the paper): Tasks 1 and 2 and the
+other samplers, the embedding E, and the checks of Assumption 3.2. The
+principal subspace, the targets (4.4) and the losses (``lnpower.subspace``)
+are re-exported here.
 
 Every sampler draws from an explicit ``torch.Generator``; shapes are
-batch-first: ``X`` is ``(K, d, n)``, ``a`` is ``(K, d)``, the embedding ``E``
-is ``(K, 2d, n + 1)``."""
+batch-first: ``X`` is ``(K, d, n)``, ``a`` is ``(K, d)``, the embedding
+``E`` is ``(K, 2d, n + 1)``."""
 
 from __future__ import annotations
 
@@ -22,10 +23,28 @@ from .subspace import (
     top_mask,
 )
 
-__all__ = ["TARGETS", "TASKS", "Task", "anisotropic", "check_multiplicities",
-           "check_unit_columns", "default_multiplicities", "embed", "generator", "haar",
-           "low_rank_noise", "multiplicity_matrix", "per_sample_loss", "principal_projector",
-           "query", "rotated", "spectrum", "targets", "top_mask", "unit_sphere"]
+__all__ = [
+    "TARGETS",
+    "TASKS",
+    "Task",
+    "anisotropic",
+    "check_multiplicities",
+    "check_unit_columns",
+    "default_multiplicities",
+    "embed",
+    "generator",
+    "haar",
+    "low_rank_noise",
+    "multiplicity_matrix",
+    "per_sample_loss",
+    "principal_projector",
+    "query",
+    "rotated",
+    "spectrum",
+    "targets",
+    "top_mask",
+    "unit_sphere",
+]
 
 TASKS = ("sphere", "rotated")
 

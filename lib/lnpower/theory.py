@@ -1,12 +1,13 @@
 """The paper's population quantities (§4.1-4.2, Appendices A-C), by float64
-Monte Carlo with a seed and a standard error: the moments kappa, the Upsilons
-and C1, gamma* and the irreducible losses, and the checks of Assumption (A3). The Monte Carlo
-machinery (``Sample``, ``draw``, ``mean``) and the loss landscapes as functions of gamma or rho
-(``lnpower.landscape``) are re-exported here, so that ``theory`` is the one place to look.
+Monte Carlo with a seed and a standard error: the moments kappa, the
+Upsilons and C1, gamma* and the irreducible losses, and the checks of
+Assumption (A3). The Monte Carlo machinery (``Sample``, ``draw``, ``mean``)
+and the loss landscapes as functions of gamma or rho (``lnpower.landscape``)
+are re-exported here, so that ``theory`` is the one place to look.
 
-Per-sample summaries used throughout: ``s = ||S a||``, ``q = a^T S a`` and, for
-looped models, the eigenvalues ``lam`` of S (descending) with ``c2 = <v_i,
-a>^2``."""
+Per-sample summaries used throughout: ``s = ||S a||``, ``q = a^T S a`` and,
+for looped models, the eigenvalues ``lam`` of S (descending) with ``c2 =
+<v_i, a>^2``."""
 
 from __future__ import annotations
 
@@ -27,10 +28,28 @@ from .landscape import (
 from .montecarlo import Estimate, Sample, draw, mean
 from .tasks import Task, generator
 
-__all__ = ["C1", "Estimate", "Sample", "c_L", "constants", "draw", "kappas", "kappas_exact",
-           "ln_layer_dloss", "ln_layer_loss", "looped_dloss", "looped_loss", "mean",
-           "no_ln_loss", "no_ln_optimum", "power_method_loss", "smallest_eigenvalues",
-           "tail_index", "upsilon", "upsilon3"]
+__all__ = [
+    "C1",
+    "Estimate",
+    "Sample",
+    "c_L",
+    "constants",
+    "draw",
+    "kappas",
+    "kappas_exact",
+    "ln_layer_dloss",
+    "ln_layer_loss",
+    "looped_dloss",
+    "looped_loss",
+    "mean",
+    "no_ln_loss",
+    "no_ln_optimum",
+    "power_method_loss",
+    "smallest_eigenvalues",
+    "tail_index",
+    "upsilon",
+    "upsilon3",
+]
 
 
 def kappas(sample: Sample) -> dict[str, Estimate]:

@@ -1,9 +1,9 @@
-"""Training by plain SGD, as in §5 (or Adam, beyond the paper): ``TrainConfig`` -> ``fit`` ->
-``History``.
+"""Training by plain SGD, as in §5 (or Adam, beyond the paper):
+``TrainConfig`` -> ``fit`` -> ``History``.
 
-Several runs that share shapes (d, n, L, batch, T, target, LN) can be trained as one batched
-computation with ``fit_many``; each run keeps its own data, seed and step size, and gets the
-same numbers as when trained alone.
+Several runs that share shapes (d, n, L, batch, T, target, LN) can be
+trained as one batched computation with ``fit_many``; each run keeps its own
+data, seed and step size, and gets the same numbers as when trained alone.
 """
 
 from __future__ import annotations
@@ -24,9 +24,23 @@ from .history import History
 from .model import active_weights, structured
 from .tasks import embed, generator, targets
 
-STREAMS = ("train", "test", "batches", "init", "eval")  # one seed each, from the run's seed
+STREAMS = (
+    "train",
+    "test",
+    "batches",
+    "init",
+    "eval",
+)  # one seed each, from the run's seed
 # the modules the numbers of a run depend on (its cache key)
-TRAINING_MODULES = ("engine", "model", "tasks", "subspace", "config", "train", "seeding")
+TRAINING_MODULES = (
+    "engine",
+    "model",
+    "tasks",
+    "subspace",
+    "config",
+    "train",
+    "seeding",
+)
 
 
 class TrainingDiverged(RuntimeError):
@@ -34,49 +48,64 @@ class TrainingDiverged(RuntimeError):
 
 
 def seeds(seed: int) -> dict[str, int]:
-    """Independent seeds for each random stream of a run (``STREAMS``) from its one seed."""
+    """Independent seeds for each random stream of a run (``STREAMS``) from
+    its one seed."""
     children = np.random.SeedSequence(seed).spawn(len(STREAMS))
-    return {name: int(s.generate_state(1)[0]) for name, s in zip(STREAMS, children)}
+    return {
+        name: int(s.generate_state(1)[0]) for name, s in zip(STREAMS, children)
+    }
 
 
 def dataset(config: TrainConfig, which: str):
-    """The embedded data ``E`` ``(K, 2d, n+1)`` and targets of the training or test set."""
+    """The embedded data ``E`` ``(K, 2d, n+1)`` and targets of the training
+    or test set."""
     size = config.train_size if which == "train" else config.test_size
-    X, a = config.make_task().sample(size, generator(seeds(config.seed)[which]))
+    X, a = config.make_task().sample(
+        size, generator(seeds(config.seed)[which])
+    )
     dtype, dev = DTYPES[config.dtype], resolve_device(config.device)
-    return embed(X, a).to(dev, dtype), targets(X, a, config.target).to(dev, dtype)
+    return embed(X, a).to(dev, dtype), targets(X, a, config.target).to(
+        dev, dtype
+    )
 
 
 def eval_indices(config: TrainConfig) -> torch.Tensor:
-    """The fixed subset of the training set on which the training loss is recorded."""
+    """The fixed subset of the training set on which the training loss is
+    recorded."""
     if config.eval_size >= config.train_size:
         return torch.arange(config.train_size)
     g = generator(seeds(config.seed)["eval"])
-    return torch.randperm(config.train_size, generator=g)[:config.eval_size]
+    return torch.randperm(config.train_size, generator=g)[: config.eval_size]
 
 
 def initial_weights(config: TrainConfig):
-    """Theorem 4.1's initialisation W = 0, V21 = v0 I, plus optional N(0, init_scale^2) noise
-    in every entry (Part V's random initialisation; seeded by the run's seed)."""
+    """Theorem 4.1's initialisation W = 0, V21 = v0 I, plus optional N(0,
+    init_scale^2) noise in every entry (Part V's random initialisation;
+    seeded by the run's seed)."""
     W, V = structured(config.d, 0.0, config.v0)
     if config.init_scale > 0:
         g = generator(seeds(config.seed)["init"])
-        W = W + config.init_scale * torch.randn(W.shape, generator=g, dtype=W.dtype)
-        V = V + config.init_scale * torch.randn(V.shape, generator=g, dtype=V.dtype)
+        W = W + config.init_scale * torch.randn(
+            W.shape, generator=g, dtype=W.dtype
+        )
+        V = V + config.init_scale * torch.randn(
+            V.shape, generator=g, dtype=V.dtype
+        )
     return W, V
 
 
 def show_progress() -> bool:
-    """Progress bars by default in a terminal and in Jupyter or Colab, never when
-    ``LNPOWER_PROGRESS=0`` (the book's build and tests set it)."""
+    """Progress bars by default in a terminal and in Jupyter or Colab, never
+    when ``LNPOWER_PROGRESS=0`` (the book's build and tests set it)."""
     if os.environ.get("LNPOWER_PROGRESS", "1") == "0":
         return False
     return sys.stderr.isatty() or "ipykernel" in sys.modules
 
 
 def progress_bar(total: int, desc: str, progress: bool | None = None):
-    """A tqdm bar that appears only after 2 s (quick work shows nothing): the notebook widget in
-    Jupyter and Colab (where ipywidgets is installed), text elsewhere."""
+    """A tqdm bar that appears only after 2 s (quick work shows nothing):
+    the notebook widget in Jupyter and Colab (where ipywidgets is
+    installed), text elsewhere."""
     if progress is None:
         progress = show_progress()
     bar = None
@@ -88,19 +117,24 @@ def progress_bar(total: int, desc: str, progress: bool | None = None):
             pass
     if bar is None:
         from tqdm.std import tqdm as bar
-    return bar(total=total, desc=desc, disable=not progress, leave=False, delay=2.0)
+    return bar(
+        total=total, desc=desc, disable=not progress, leave=False, delay=2.0
+    )
 
 
 def _sgd(W, V, lr):
     """The update ``theta -= eta * grad`` (in place)."""
+
     def step(t, gW, gV):
         W.sub_(lr * gW)
         V.sub_(lr * gV)
+
     return step
 
 
 def _adam(W, V, lr):
-    """torch.optim.Adam's update (in place), written out so that each run keeps its own lr."""
+    """torch.optim.Adam's update (in place), written out so that each run
+    keeps its own lr."""
     b1, b2, eps = ADAM
     moments = [(torch.zeros_like(P), torch.zeros_like(P)) for P in (W, V)]
 
@@ -110,56 +144,82 @@ def _adam(W, V, lr):
             s.mul_(b2).addcmul_(g, g, value=1 - b2)
             denom = (s.sqrt() / math.sqrt(1 - b2**t)).add_(eps)
             P.sub_(lr / (1 - b1**t) * m / denom)
+
     return step
 
 
-def fit(config: TrainConfig, progress: bool | None = None, cache=None) -> History:
+def fit(
+    config: TrainConfig, progress: bool | None = None, cache=None
+) -> History:
     """Train one run and return its ``History`` (see :func:`fit_many`)."""
     return fit_many([config], progress, cache)[0]
 
 
-def fit_many(configs: list[TrainConfig], progress: bool | None = None,
-             cache=None, wait: bool = True) -> list[History]:
-    """Train independent runs as one batched computation (same numbers as one by one).
+def fit_many(
+    configs: list[TrainConfig],
+    progress: bool | None = None,
+    cache=None,
+    wait: bool = True,
+) -> list[History]:
+    """Train independent runs as one batched computation (same numbers as
+    one by one).
 
-    ``cache`` (a folder, or ``True`` for the default, see ``lnpower.cache.directory``) keeps
-    the histories, so that another chapter asking for the same runs loads them instead;
-    ``wait=False`` raises ``lnpower.cache.Busy`` if another process is training them now."""
+    ``cache`` (a folder, or ``True`` for the default, see
+    ``lnpower.cache.directory``) keeps the histories, so that another
+    chapter asking for the same runs loads them instead; ``wait=False``
+    raises ``lnpower.cache.Busy`` if another process is training them now."""
     if not configs:
         raise ValueError("fit_many needs at least one TrainConfig")
     c0 = configs[0]
     if any(c.shape_key() != c0.shape_key() for c in configs):
-        raise ValueError("runs trained together must share every setting but the task, seed, "
-                         "lr, v0 and init_scale")
+        raise ValueError(
+            "runs trained together must share every setting but the task, "
+            "seed, "
+            "lr, v0 and init_scale"
+        )
     return _cache.cached(
-        "fit", [dataclasses.asdict(c) for c in configs], TRAINING_MODULES,
+        "fit",
+        [dataclasses.asdict(c) for c in configs],
+        TRAINING_MODULES,
         lambda: _train(configs, progress),
-        lambda hist, folder: [h.save(folder / str(r)) for r, h in enumerate(hist)],
-        lambda folder: [History.load(folder / str(r)) for r in range(len(configs))], cache,
-        wait)
+        lambda hist, folder: [
+            h.save(folder / str(r)) for r, h in enumerate(hist)
+        ],
+        lambda folder: [
+            History.load(folder / str(r)) for r in range(len(configs))
+        ],
+        cache,
+        wait,
+    )
 
 
 def _epochs(configs: list[TrainConfig], gens):
-    """Minibatch indices for passes without replacement: step t takes the (t mod P)-th
-    batch of its epoch's permutation, P = train_size // batch, a new permutation per epoch."""
+    """Minibatch indices for passes without replacement: step t takes the (t
+    mod P)-th batch of its epoch's permutation, P = train_size // batch, a
+    new permutation per epoch."""
     c0 = configs[0]
     per = c0.train_size // c0.batch
     perm = [None]
 
     def draw(t):
         if t % per == 0:
-            perm[0] = torch.stack([torch.randperm(c0.train_size, generator=g) for g in gens])
+            perm[0] = torch.stack(
+                [torch.randperm(c0.train_size, generator=g) for g in gens]
+            )
         i = (t % per) * c0.batch
-        return perm[0][:, i:i + c0.batch]
+        return perm[0][:, i : i + c0.batch]
+
     return draw
 
 
 def _check_memory(configs: list[TrainConfig]) -> None:
     need, have = configs[0].memory_bytes(len(configs)), available_memory()
     if have is not None and need > have:
-        raise MemoryError(f"training needs about {need / 2**30:.1f} GiB of memory, "
-                          f"{have / 2**30:.1f} GiB is available: use smaller train_size, "
-                          "test_size, batch or loops")
+        raise MemoryError(
+            f"training needs about {need / 2**30:.1f} GiB of memory, "
+            f"{have / 2**30:.1f} GiB is available: use smaller train_size, "
+            "test_size, batch or loops"
+        )
 
 
 def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
@@ -174,12 +234,20 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
     E_ev = torch.stack([e[i] for (e, _), i in zip(train, sub)])
     Y_ev = torch.stack([y[i] for (_, y), i in zip(train, sub)])
     E_te, Y_te = (torch.stack(x) for x in zip(*test))
-    W, V = (torch.stack(t).to(dev, dtype) for t in zip(*map(initial_weights, configs)))
-    lr = torch.tensor([c.lr for c in configs], dtype=dtype, device=dev)[:, None, None]
+    W, V = (
+        torch.stack(t).to(dev, dtype)
+        for t in zip(*map(initial_weights, configs))
+    )
+    lr = torch.tensor([c.lr for c in configs], dtype=dtype, device=dev)[
+        :, None, None
+    ]
     batch_gens = [generator(seeds(c.seed)["batches"]) for c in configs]
     step = _adam(W, V, lr) if c0.optimizer == "adam" else _sgd(W, V, lr)
     model = engine.Model(c0.loops, c0.layer_norm, c0.target)
-    take_E, take_Y = engine.Batcher(E_tr, c0.batch), engine.Batcher(Y_tr, c0.batch)
+    take_E, take_Y = (
+        engine.Batcher(E_tr, c0.batch),
+        engine.Batcher(Y_tr, c0.batch),
+    )
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
     ws, vs, batch_losses = [], [], []
@@ -192,7 +260,10 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
         vs.append(va.clone())
         if t in logged:
             t_ev = time.perf_counter()
-            tr, te = model.full_loss(E_ev, Y_ev, W, V), model.full_loss(E_te, Y_te, W, V)
+            tr, te = (
+                model.full_loss(E_ev, Y_ev, W, V),
+                model.full_loss(E_te, Y_te, W, V),
+            )
             for r, h in enumerate(hist):
                 h.steps.append(t)
                 h.train_loss.append(tr[r].item())
@@ -200,19 +271,37 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
                 h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
             evaluating[0] += time.perf_counter() - t_ev
 
-    draw = _epochs(configs, batch_gens) if c0.sampling == "epochs" else \
-        (lambda t: torch.stack([torch.randint(c0.train_size, (c0.batch,), generator=g)
-                                for g in batch_gens]))
+    draw = (
+        _epochs(configs, batch_gens)
+        if c0.sampling == "epochs"
+        else (
+            lambda t: torch.stack(
+                [
+                    torch.randint(c0.train_size, (c0.batch,), generator=g)
+                    for g in batch_gens
+                ]
+            )
+        )
+    )
     record(0)
-    with progress_bar(c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress) as bar:
+    with progress_bar(
+        c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress
+    ) as bar:
         for t in range(c0.steps):
             idx = draw(t).to(dev)
             loss, gW, gV = model.loss_and_grad(take_E(idx), take_Y(idx), W, V)
             if not torch.isfinite(loss).all():
-                bad = [c.seed for c, ok in zip(configs, torch.isfinite(loss).tolist()) if not ok]
+                bad = [
+                    c.seed
+                    for c, ok in zip(configs, torch.isfinite(loss).tolist())
+                    if not ok
+                ]
                 raise TrainingDiverged(
-                    f"training diverged at step {t}: non-finite loss (runs with seed {bad}, "
-                    f"eta = {[c.lr for c in configs]}); try a smaller learning rate eta")
+                    f"training diverged at step {t}: non-finite loss (runs "
+                    f"with seed {bad}, "
+                    f"eta = {[c.lr for c in configs]}); try a smaller "
+                    "learning rate eta"
+                )
             step(t + 1, gW, gV)
             batch_losses.append(loss)
             record(t + 1)

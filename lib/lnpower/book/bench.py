@@ -1,5 +1,6 @@
-"""The naive reference (plain PyTorch autograd and ``torch.optim.SGD``) and the benchmark that
-compares it with the engine (``python -m lnpower bench``)."""
+"""The naive reference (plain PyTorch autograd and ``torch.optim.SGD``) and
+the benchmark that compares it with the engine (``python -m lnpower
+bench``)."""
 
 from __future__ import annotations
 
@@ -31,17 +32,23 @@ def naive_grad(E, Y, W, V, loops: int, ln: bool, target: str):
 
 
 def engine_flops(L: int, B: int, d: int, n: int) -> float:
-    """Floating-point operations of one engine step (forward and backward), counting each
-    multiply-add as 2: full loops cost 8 N D^2 forward and 14 N D^2 backward (8 for the first,
-    whose input needs no gradient); the last loop's column costs O(D^2 + D N)."""
+    """Floating-point operations of one engine step (forward and backward),
+    counting each multiply-add as 2: full loops cost 8 N D^2 forward and 14
+    N D^2 backward (8 for the first, whose input needs no gradient); the
+    last loop's column costs O(D^2 + D N)."""
     D, N = 2 * d, n + 1
-    full = 0 if L == 1 else (L - 1) * 8 * N * D**2 + (L - 2) * 14 * N * D**2 + 8 * N * D**2
+    full = (
+        0
+        if L == 1
+        else (L - 1) * 8 * N * D**2 + (L - 2) * 14 * N * D**2 + 8 * N * D**2
+    )
     column = 4 * D**2 + 4 * D * N + 6 * D**2 + 8 * D * N
     return float(B * (full + column))
 
 
 def _best_rate(step, steps: int, repeats: int) -> float:
-    """Steps per second: the best of ``repeats`` timed blocks of ``steps`` steps."""
+    """Steps per second: the best of ``repeats`` timed blocks of ``steps``
+    steps."""
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -52,8 +59,8 @@ def _best_rate(step, steps: int, repeats: int) -> float:
 
 
 def peak_gflops(size: int = 1024, repeats: int = 10, device="cpu") -> float:
-    """The machine's float32 matmul rate (GFLOP/s) on ``size x size`` matrices, best of
-    ``repeats``."""
+    """The machine's float32 matmul rate (GFLOP/s) on ``size x size``
+    matrices, best of ``repeats``."""
     g = torch.Generator(device=device).manual_seed(0)
     a = torch.randn(size, size, generator=g, device=device)
     b = torch.randn(size, size, generator=g, device=device)
@@ -67,19 +74,36 @@ def peak_gflops(size: int = 1024, repeats: int = 10, device="cpu") -> float:
     return 2 * size**3 / best / 1e9
 
 
-def compare(loops: int = 10, batch: int = 128, d: int = 16, n: int = 32, steps: int = 20,
-            repeats: int = 7, device: str = "cpu", lr: float = 0.1) -> dict:
-    """Steps/s of the engine and of the naive reference on identical data and initial weights
-    (the paper's settings by default, float32). Blocks of the two are interleaved so that both
-    see the same machine state; each rate is the best block."""
+def compare(
+    loops: int = 10,
+    batch: int = 128,
+    d: int = 16,
+    n: int = 32,
+    steps: int = 20,
+    repeats: int = 7,
+    device: str = "cpu",
+    lr: float = 0.1,
+) -> dict:
+    """Steps/s of the engine and of the naive reference on identical data
+    and initial weights (the paper's settings by default, float32). Blocks
+    of the two are interleaved so that both see the same machine state; each
+    rate is the best block."""
     dev = resolve_device(device)
     target = "subspace" if loops > 1 else "normalized"
     X, a = Task("sphere", d, n).sample(batch, generator(0))
     E = embed(X, a).to(dev, torch.float32)
     Y = targets(X, a, target).to(dev, torch.float32)
     W0, V0 = structured(d, 0.0, 1.0)
-    noise = torch.randn((2, 2 * d, 2 * d), generator=generator(1), dtype=torch.float64) * 0.05
-    W0, V0 = (W0 + noise[0]).to(dev, torch.float32), (V0 + noise[1]).to(dev, torch.float32)
+    noise = (
+        torch.randn(
+            (2, 2 * d, 2 * d), generator=generator(1), dtype=torch.float64
+        )
+        * 0.05
+    )
+    W0, V0 = (
+        (W0 + noise[0]).to(dev, torch.float32),
+        (V0 + noise[1]).to(dev, torch.float32),
+    )
 
     Wn, Vn = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
     opt = torch.optim.SGD([Wn, Vn], lr=lr)
@@ -104,16 +128,28 @@ def compare(loops: int = 10, batch: int = 128, d: int = 16, n: int = 32, steps: 
     rates = {"naive": 0.0, "engine": 0.0}
     for _ in range(repeats):
         for name, f in (("naive", naive_step), ("engine", engine_step)):
-            rates[name] = max(rates[name], _best_rate(lambda f=f: (f(), sync()), steps, 1))
+            rates[name] = max(
+                rates[name], _best_rate(lambda f=f: (f(), sync()), steps, 1)
+            )
     peak = peak_gflops(device=dev)
     gflops = engine_flops(loops, batch, d, n) * rates["engine"] / 1e9
-    return {"model": "looped" if loops > 1 else "layer", "loops": loops, "batch": batch, "d": d,
-            "n": n, "device": str(dev), "engine_steps_per_s": rates["engine"],
-            "naive_steps_per_s": rates["naive"], "speedup": rates["engine"] / rates["naive"],
-            "gflops": gflops, "peak_gflops": peak, "efficiency": gflops / peak}
+    return {
+        "model": "looped" if loops > 1 else "layer",
+        "loops": loops,
+        "batch": batch,
+        "d": d,
+        "n": n,
+        "device": str(dev),
+        "engine_steps_per_s": rates["engine"],
+        "naive_steps_per_s": rates["naive"],
+        "speedup": rates["engine"] / rates["naive"],
+        "gflops": gflops,
+        "peak_gflops": peak,
+        "efficiency": gflops / peak,
+    }
 
 
-PLAIN_LOOP = '''
+PLAIN_LOOP = """
 import sys
 import torch
 from lnpower.model import looped, output, structured
@@ -137,14 +173,15 @@ for t in range(steps):
 with torch.no_grad():
     print(per_sample_loss(output(looped(Et, W, V, loops)), Yt,
                           "subspace").mean().item())
-'''
+"""
 
 
 def end_to_end(steps: int = 301, repeats: int = 2) -> dict:
-    """Wall-clock seconds of ``python -m lnpower train`` at the paper's looped settings
-    (L = 10, d = 16, n = 32, batch 128, its evaluation schedule included) against the plain
-    loop a user would write (autograd through the model, ``torch.optim.SGD``, one test-set
-    evaluation at the end), each a fresh process, start-up included; best of ``repeats``,
+    """Wall-clock seconds of ``python -m lnpower train`` at the paper's
+    looped settings (L = 10, d = 16, n = 32, batch 128, its evaluation
+    schedule included) against the plain loop a user would write (autograd
+    through the model, ``torch.optim.SGD``, one test-set evaluation at the
+    end), each a fresh process, start-up included; best of ``repeats``,
     interleaved."""
     import os
     import subprocess
@@ -155,16 +192,35 @@ def end_to_end(steps: int = 301, repeats: int = 2) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "plain.py"
         script.write_text(PLAIN_LOOP)
-        commands = {"lnpower train": [sys.executable, "-m", "lnpower", "train", "--model",
-                                      "looped", "--steps", str(steps), "--json"],
-                    "plain loop": [sys.executable, str(script), str(steps)]}
+        commands = {
+            "lnpower train": [
+                sys.executable,
+                "-m",
+                "lnpower",
+                "train",
+                "--model",
+                "looped",
+                "--steps",
+                str(steps),
+                "--json",
+            ],
+            "plain loop": [sys.executable, str(script), str(steps)],
+        }
         best = {k: float("inf") for k in commands}
         for _ in range(repeats):
             for name, cmd in commands.items():
                 t0 = time.perf_counter()
-                subprocess.run(cmd, check=True, capture_output=True, cwd=tmp,
-                               env={**os.environ, "LNPOWER_PROGRESS": "0"})
+                subprocess.run(
+                    cmd,
+                    check=True,
+                    capture_output=True,
+                    cwd=tmp,
+                    env={**os.environ, "LNPOWER_PROGRESS": "0"},
+                )
                 best[name] = min(best[name], time.perf_counter() - t0)
-    return {"steps": steps, "seconds": best,
-            "steps_per_s": {k: steps / v for k, v in best.items()},
-            "speedup": best["plain loop"] / best["lnpower train"]}
+    return {
+        "steps": steps,
+        "seconds": best,
+        "steps_per_s": {k: steps / v for k, v in best.items()},
+        "speedup": best["plain loop"] / best["lnpower train"],
+    }

@@ -1,4 +1,5 @@
-"""The chapters' Colab set-up cell, kept in step with the repository named in ``_config.yml``."""
+"""The chapters' Colab set-up cell, kept in step with the repository named
+in ``_config.yml``."""
 
 from __future__ import annotations
 
@@ -12,23 +13,30 @@ BRANCH = re.compile(r'\{REPOSITORY\}@([^"]*)"')
 
 
 def repository(config: Path) -> tuple[str, str]:
-    """``(url, branch)`` of the ``repository`` section of a Jupyter Book ``_config.yml``."""
+    """``(url, branch)`` of the ``repository`` section of a Jupyter Book
+    ``_config.yml``."""
     text = Path(config).read_text()
     section = re.search(r"^repository:\n((?:[ \t]+.*\n?)*)", text, re.M)
     if not section:
         raise ValueError(f"{config}: no 'repository' section")
-    fields = dict(re.findall(r"^[ \t]+(\w+):[ \t]*(\S+)", section.group(1), re.M))
+    fields = dict(
+        re.findall(r"^[ \t]+(\w+):[ \t]*(\S+)", section.group(1), re.M)
+    )
     if "url" not in fields:
         raise ValueError(f"{config}: 'repository' has no 'url'")
     return fields["url"], fields.get("branch", "main")
 
 
 def setup_cell(nb) -> nbformat.NotebookNode:
-    """The first code cell, tagged ``colab``; ``ValueError`` if the notebook has none."""
+    """The first code cell, tagged ``colab``; ``ValueError`` if the notebook
+    has none."""
     for cell in nb.cells:
         if cell.cell_type == "code":
             if "colab" not in cell.get("metadata", {}).get("tags", []):
-                raise ValueError("the first code cell must be the Colab set-up cell (tag 'colab')")
+                raise ValueError(
+                    "the first code cell must be the Colab set-up cell (tag "
+                    "'colab')"
+                )
             return cell
     raise ValueError("the notebook has no code cell")
 
@@ -43,8 +51,8 @@ def installed_from(nb) -> tuple[str, str]:
 
 
 def sync(book: Path, config: Path) -> list[Path]:
-    """Rewrite every chapter's set-up cell to install from ``config``'s repository; returns the
-    notebooks changed."""
+    """Rewrite every chapter's set-up cell to install from ``config``'s
+    repository; returns the notebooks changed."""
     url, branch = repository(config)
     changed = []
     for p in sorted(Path(book).glob("*.ipynb")):

@@ -1,12 +1,15 @@
-"""The problem set of a chapter: its exercises, graded parts and tests, parsed from the notebook.
+"""The problem set of a chapter: its exercises, graded parts and tests,
+parsed from the notebook.
 
-In a chapter, everything from the ``## Exercises`` heading on is the problem set:
+In a chapter, everything from the ``## Exercises`` heading on is the problem
+set:
 
-- an exercise is a markdown cell with a ``:::{exercise}`` directive (its ``:label:`` names it),
-  followed by a ``:::{solution}`` dropdown (removed from the student edition);
-- a graded part is a code cell tagged ``solution`` (the reference answer: it defines a function
-  or assigns a variable) followed by code cells tagged ``test``. A test cell starts with
-  Otter's test configuration::
+- an exercise is a markdown cell with a ``:::{exercise}`` directive (its
+  ``:label:`` names it), followed by a ``:::{solution}`` dropdown (removed
+  from the student edition);
+- a graded part is a code cell tagged ``solution`` (the reference answer: it
+  defines a function or assigns a variable) followed by code cells tagged
+  ``test``. A test cell starts with Otter's test configuration::
 
       \"\"\" # BEGIN TEST CONFIG
       points: 1
@@ -15,15 +18,17 @@ In a chapter, everything from the ``## Exercises`` heading on is the problem set
       \"\"\" # END TEST CONFIG
       assert ...
 
-  and passes when it runs without an exception. Hidden tests are also tagged ``remove-cell``
-  (the rendered book does not show them) and are dropped from the student edition; visible
-  tests (``hidden: false``, 0 points) check only the form of an answer, never its value;
-- a code cell tagged ``answer`` is reference work for a written exercise (removed from the
-  student edition).
+  and passes when it runs without an exception. Hidden tests are also tagged
+  ``remove-cell`` (the rendered book does not show them) and are dropped
+  from the student edition; visible tests (``hidden: false``, 0 points)
+  check only the form of an answer, never its value;
+- a code cell tagged ``answer`` is reference work for a written exercise
+  (removed from the student edition).
 
-Parts are named after their exercise's label: ``ex-pcp-power`` for a single part, or
-``ex-pcp-power-a``, ``ex-pcp-power-b``, ... Grading always runs the tests of the *source*
-chapter (the instructor edition), never those of a submission.
+Parts are named after their exercise's label: ``ex-pcp-power`` for a single
+part, or ``ex-pcp-power-a``, ``ex-pcp-power-b``, ... Grading always runs the
+tests of the *source* chapter (the instructor edition), never those of a
+submission.
 """
 
 from __future__ import annotations
@@ -40,10 +45,15 @@ SOLUTION_BLOCK = re.compile(r"^:::\{solution\}.*?^:::[ \t]*$\n?", re.M | re.S)
 EXERCISE = re.compile(r":::\{exercise\}([^\n]*)\n(?:.*?):label:\s*(\S+)", re.S)
 EXERCISES_HEADING = re.compile(r"^## Exercises\b", re.M)
 TEST_CONFIG = re.compile(
-    r'\A\s*(?:\w+\s*=\s*)?"""\s*#\s*BEGIN\s+TEST\s+CONFIG[^\n]*\n(.*?)^\s*"""\s*;?\s*#\s*END\s+'
-    r"TEST\s+CONFIG[^\n]*(?:\n|\Z)", re.S | re.M | re.I)
+    r'\A\s*(?:\w+\s*=\s*)?"""\s*#\s*BEGIN\s+TEST\s+CONFIG[^\n]*\n(.*?)'
+    r'^\s*"""\s*;?\s*#\s*END\s+'
+    r"TEST\s+CONFIG[^\n]*(?:\n|\Z)",
+    re.S | re.M | re.I,
+)
 STUB_MESSAGE = "Exercise {name}: replace this with your answer"
-ANSWER_NAME = re.compile(r"^ex\d+_")  # the answers a solution cell assigns: ex1_kappa1, ...
+ANSWER_NAME = re.compile(
+    r"^ex\d+_"
+)  # the answers a solution cell assigns: ex1_kappa1, ...
 
 
 def _tags(cell) -> list[str]:
@@ -51,17 +61,21 @@ def _tags(cell) -> list[str]:
 
 
 def has_tag(cell, tag: str) -> bool:
-    """A code cell with the tag ``tag`` (``solution``, ``answer``, ``test``, ...)."""
+    """A code cell with the tag ``tag`` (``solution``, ``answer``, ``test``,
+    ...)."""
     return cell.cell_type == "code" and tag in _tags(cell)
 
 
 def is_test(cell) -> bool:
-    """A test cell: tagged ``test``, or a code cell that opens with a test configuration."""
-    return cell.cell_type == "code" and ("test" in _tags(cell) or bool(TEST_CONFIG.match(
-        cell.source)))
+    """A test cell: tagged ``test``, or a code cell that opens with a test
+    configuration."""
+    return cell.cell_type == "code" and (
+        "test" in _tags(cell) or bool(TEST_CONFIG.match(cell.source))
+    )
 
 
-# --- the problem set of a chapter --------------------------------------------------------------
+# --- the problem set of a chapter
+# --------------------------------------------------------------
 
 
 @dataclass
@@ -96,27 +110,45 @@ def parse_test(source: str, question: str = "?") -> Test:
     m = TEST_CONFIG.match(source)
     config = yaml.safe_load(m.group(1)) if m else {}
     if not isinstance(config, dict):
-        raise ValueError(f"{question}: the test configuration must be a mapping: {source[:200]}")
-    unknown = set(config) - {"points", "hidden", "failure_message", "success_message"}
+        raise ValueError(
+            f"{question}: the test configuration must be a mapping: "
+            f"{source[:200]}"
+        )
+    unknown = set(config) - {
+        "points",
+        "hidden",
+        "failure_message",
+        "success_message",
+    }
     if unknown:
-        raise ValueError(f"{question}: unknown test configuration keys {sorted(unknown)}")
-    body = source[m.end():] if m else source
+        raise ValueError(
+            f"{question}: unknown test configuration keys {sorted(unknown)}"
+        )
+    body = source[m.end() :] if m else source
     ast.parse(body)  # a syntax error in a test is the author's, found here
-    return Test(question, body, float(config.get("points", 0)), bool(config.get("hidden", False)),
-                str(config.get("failure_message", "") or ""),
-                str(config.get("success_message", "") or ""))
+    return Test(
+        question,
+        body,
+        float(config.get("points", 0)),
+        bool(config.get("hidden", False)),
+        str(config.get("failure_message", "") or ""),
+        str(config.get("success_message", "") or ""),
+    )
 
 
 def exercises_start(nb) -> int | None:
     """Index of the cell holding the ``## Exercises`` heading, if any."""
     for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and EXERCISES_HEADING.search(cell.source):
+        if cell.cell_type == "markdown" and EXERCISES_HEADING.search(
+            cell.source
+        ):
             return i
     return None
 
 
 def questions(nb) -> list[Question]:
-    """The graded parts of a notebook, in order, with their tests (see the module docstring)."""
+    """The graded parts of a notebook, in order, with their tests (see the
+    module docstring)."""
     found: list[Question] = []
     label, title, parts = None, "", {}
     current = None
@@ -128,44 +160,64 @@ def questions(nb) -> list[Question]:
                 current = None
         elif has_tag(cell, "solution"):
             if label is None:
-                raise ValueError(f"cell {i}: a 'solution' cell before any exercise")
+                raise ValueError(
+                    f"cell {i}: a 'solution' cell before any exercise"
+                )
             parts.setdefault(label, []).append(i)
             current = Question("", label, title, i)
             found.append(current)
         elif is_test(cell):
             if current is None:
-                raise ValueError(f"cell {i}: a test cell must follow a 'solution' cell of its "
-                                 "exercise")
+                raise ValueError(
+                    f"cell {i}: a test cell must follow a 'solution' cell of "
+                    "its "
+                    "exercise"
+                )
             current.tests.append(parse_test(cell.source, current.exercise))
     for q in found:
         cells = parts[q.exercise]
-        q.name = q.exercise if len(cells) == 1 else \
-            f"{q.exercise}-{'abcdefghijklmnopqrstuvwxyz'[cells.index(q.cell)]}"
+        letter = "abcdefghijklmnopqrstuvwxyz"[cells.index(q.cell)]
+        q.name = q.exercise if len(cells) == 1 else f"{q.exercise}-{letter}"
         for t in q.tests:
             t.question = q.name
         if not q.tests:
-            raise ValueError(f"{q.name}: a graded part needs at least one test")
+            raise ValueError(
+                f"{q.name}: a graded part needs at least one test"
+            )
         if not any(t.hidden for t in q.tests):
-            raise ValueError(f"{q.name}: the grade must come from hidden tests")
+            raise ValueError(
+                f"{q.name}: the grade must come from hidden tests"
+            )
         if any(t.points and not t.hidden for t in q.tests):
-            raise ValueError(f"{q.name}: visible tests check the form of an answer and carry "
-                             "no points; the hidden ones decide the grade")
+            raise ValueError(
+                f"{q.name}: visible tests check the form of an answer and "
+                "carry "
+                "no points; the hidden ones decide the grade"
+            )
     names = [q.name for q in found]
     if len(set(names)) != len(names):
         raise ValueError(f"duplicate exercise labels: {names}")
     return found
 
 
-# --- helpers for the tests in the chapters ----------------------------------------------------
+# --- helpers for the tests in the chapters
+# ----------------------------------------------------
 
 
-def same_expression(answer, expected, names: tuple[str, ...] | None = None, points: int = 6,
-                    seed: int = 0) -> bool:
-    """Whether a student's SymPy ``answer`` equals ``expected``: symbols are matched by *name*
-    (so a student's ``Symbol('d')`` is the test's ``d`` whatever its assumptions); an answer with
-    a symbol outside ``names`` (default: the symbols of ``expected``) is wrong. Decided by
-    ``simplify`` of the difference, and otherwise by exact evaluation at random positive
-    rational points (high-precision numerics when the values are not rational)."""
+def same_expression(
+    answer,
+    expected,
+    names: tuple[str, ...] | None = None,
+    points: int = 6,
+    seed: int = 0,
+) -> bool:
+    """Whether a student's SymPy ``answer`` equals ``expected``: symbols are
+    matched by *name* (so a student's ``Symbol('d')`` is the test's ``d``
+    whatever its assumptions); an answer with a symbol outside ``names``
+    (default: the symbols of ``expected``) is wrong. Decided by ``simplify``
+    of the difference, and otherwise by exact evaluation at random positive
+    rational points (high-precision numerics when the values are not
+    rational)."""
     import sympy as sp
 
     try:
@@ -177,7 +229,9 @@ def same_expression(answer, expected, names: tuple[str, ...] | None = None, poin
     expected = sp.sympify(expected)
     allowed = {s.name: s for s in expected.free_symbols}
     if names is not None:
-        allowed.update({n: sp.Symbol(n, positive=True) for n in names if n not in allowed})
+        allowed.update(
+            {n: sp.Symbol(n, positive=True) for n in names if n not in allowed}
+        )
     try:
         answer = answer.subs({s: allowed[s.name] for s in answer.free_symbols})
     except KeyError:
@@ -186,20 +240,26 @@ def same_expression(answer, expected, names: tuple[str, ...] | None = None, poin
     try:
         if sp.simplify(diff) == 0:
             return True
-    except Exception:  # noqa: BLE001 (simplify can fail on odd input: fall back to numbers)
+    # simplify can fail on odd input: fall back to numbers
+    except Exception:  # noqa: BLE001
         pass
     rng = random.Random(seed)
     symbols = sorted(allowed.values(), key=lambda s: s.name)
     for _ in range(points):
-        point = {s: sp.Rational(Fraction(rng.randint(1, 97), rng.randint(1, 13)))
-                 for s in symbols}
+        point = {
+            s: sp.Rational(Fraction(rng.randint(1, 97), rng.randint(1, 13)))
+            for s in symbols
+        }
         try:
             a, e = answer.subs(point), expected.subs(point)
             if a.is_number and e.is_number and a.is_rational and e.is_rational:
                 if sp.nsimplify(a - e) != 0:
                     return False
                 continue
-            gap, size = abs(complex(sp.N(a - e, 60))), abs(complex(sp.N(e, 60)))
+            gap, size = (
+                abs(complex(sp.N(a - e, 60))),
+                abs(complex(sp.N(e, 60))),
+            )
         except (TypeError, ValueError, ZeroDivisionError):
             return False
         if not gap <= 1e-40 * max(1.0, size):

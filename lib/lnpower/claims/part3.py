@@ -1,4 +1,5 @@
-"""Claims of Parts III and IV (§4.3, §5, Appendix G): looping at inference, the experiments."""
+"""Claims of Parts III and IV (§4.3, §5, Appendix G): looping at inference,
+the experiments."""
 
 from __future__ import annotations
 
@@ -20,66 +21,114 @@ D, N = PAPER.d, PAPER.n
 
 
 @cache
-def test_points(count: int = 100, seed: int = 31) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
-    """Test matrices with unit columns (Assumption 4.4): both tasks, two distributions without
-    rotation invariance, and a rotated matrix whose top eigenvalue has multiplicity 2."""
+def test_points(
+    count: int = 100, seed: int = 31
+) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Test matrices with unit columns (Assumption 4.4): both tasks, two
+    distributions without rotation invariance, and a rotated matrix whose
+    top eigenvalue has multiplicity 2."""
     g = tasks.generator(seed)
-    X = {"Task 1": paper_task("sphere").sample_X(count, g),
-         "Task 2": paper_task("rotated").sample_X(count, g),
-         "anisotropic": tasks.anisotropic(count, D, N, g),
-         "low rank + noise": tasks.low_rank_noise(count, D, N, g),
-         "top multiplicity 2": Task("rotated", m=(3, 3) + (2,) * 12 + (1, 1)).sample_X(count, g)}
+    X = {
+        "Task 1": paper_task("sphere").sample_X(count, g),
+        "Task 2": paper_task("rotated").sample_X(count, g),
+        "anisotropic": tasks.anisotropic(count, D, N, g),
+        "low rank + noise": tasks.low_rank_noise(count, D, N, g),
+        "top multiplicity 2": Task(
+            "rotated", m=(3, 3) + (2,) * 12 + (1, 1)
+        ).sample_X(count, g),
+    }
     return {k: (x, tasks.query(count, D, g)) for k, x in X.items()}
 
 
 def bound_violations(gamma, L_max: int = 25) -> tuple[int, int]:
-    """How many (test point, L) pairs of the structured layer with this gamma (None: the power
-    method) fall outside the bounds of Theorem 4.6/4.7; returns (violations, total)."""
+    """How many (test point, L) pairs of the structured layer with this
+    gamma (None: the power method) fall outside the bounds of Theorem
+    4.6/4.7; returns (violations, total)."""
     bad = total = 0
     Ls = torch.arange(1, L_max + 1, dtype=torch.float64)[:, None]
     for X, a in test_points().values():
         P, _ = tasks.principal_projector(X)
-        err = inference.sin_angle(inference.power_method(X, a, L_max, gamma), P)
+        err = inference.sin_angle(
+            inference.power_method(X, a, L_max, gamma), P
+        )
         lo, hi, _ = inference.ood_bounds(X, a, Ls, gamma)
-        ok = (lo * (1 - 1e-9) - 1e-14 <= err) & (err <= hi * (1 + 1e-9) + 1e-14)
+        ok = (lo * (1 - 1e-9) - 1e-14 <= err) & (
+            err <= hi * (1 + 1e-9) + 1e-14
+        )
         bad += int((~ok).sum())
         total += ok.numel()
     return bad, total
 
 
-@claim("ood-bounds", "Theorems 4.6 and 4.7", "Looping the learned update L times gives "
-       "|c_{r+1}| R^L <= sin(phi_L) <= (||a_perp||/||a_Z||) R^L on any test matrix with unit "
-       "columns (five distributions, one with a double top eigenvalue), for the LN layer at "
-       "T = 100, 300, 2000, the no-LN layer at gamma* and the power method", "bounds hold",
-       "no violation over L = 1..25 and 100 test points per distribution", CH_OOD)
+@claim(
+    id="ood-bounds",
+    ref="thm-4-6",
+    where="Theorems 4.6 and 4.7",
+    statement=(
+        "Looping the learned update L times gives |c_{r+1}| R^L <= sin(phi_L) "
+        "<= (||a_perp||/||a_Z||) R^L on any test matrix with unit columns "
+        "(five distributions, one with a double top eigenvalue), for the LN "
+        "layer at T = 100, 300, 2000, the no-LN layer at gamma* and the power "
+        "method"
+    ),
+    paper="bounds hold",
+    tolerance=(
+        "no violation over L = 1..25 and 100 test points per distribution"
+    ),
+    chapter=CH_OOD,
+)
 def _ood_bounds():
     h = paper_runs("layer")["sphere"]
     gammas = [float(h.product[t]) for t in SNAPSHOTS]
-    gammas.append(theory.no_ln_optimum(sample("sphere"), "unnormalized")["gamma_star"])
+    gammas.append(
+        theory.no_ln_optimum(sample("sphere"), "unnormalized")["gamma_star"]
+    )
     counts = [bound_violations(g) for g in gammas] + [bound_violations(None)]
     bad, total = sum(c[0] for c in counts), sum(c[1] for c in counts)
-    return bad, verdict(bad == 0), \
-        f"{total} checks; learned gammas {', '.join(f'{g:.3f}' for g in gammas)}"
+    return (
+        bad,
+        verdict(bad == 0),
+        f"{total} checks; learned gammas "
+        f"{', '.join(f'{g:.3f}' for g in gammas)}",
+    )
 
 
-@claim("ood-rate-improves", "Theorem 4.6, §4.3", "With LN the per-loop factor "
-       "R_t = (1 + gamma_t lam_2)/(1 + gamma_t lam_1) falls towards lam_2/lam_1 as training "
-       "proceeds; without LN it stays at R* > lam_2/lam_1", "R_t decreasing, R* fixed",
-       "median R over Task 1 test points strictly decreasing over T = 100, 300, 2000, all above "
-       "lam_2/lam_1, and R* above R_2000", CH_OOD)
+@claim(
+    id="ood-rate-improves",
+    ref="thm-4-6",
+    where="Theorem 4.6, §4.3",
+    statement=(
+        "With LN the per-loop factor R_t = (1 + gamma_t lam_2)/(1 + gamma_t "
+        "lam_1) falls towards lam_2/lam_1 as training proceeds; without LN it "
+        "stays at R* > lam_2/lam_1"
+    ),
+    paper="R_t decreasing, R* fixed",
+    tolerance=(
+        "median R over Task 1 test points strictly decreasing over T = 100, "
+        "300, 2000, all above lam_2/lam_1, and R* above R_2000"
+    ),
+    chapter=CH_OOD,
+)
 def _ood_rate():
     h = paper_runs("layer")["sphere"]
     X, _ = test_points()["Task 1"]
     lam = torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
     l1, l2 = lam[:, 0], lam[:, 1]
-    R = [float(np.median(inference.contraction(l1, l2, float(h.product[t])))) for t in SNAPSHOTS]
+    R = [
+        float(np.median(inference.contraction(l1, l2, float(h.product[t]))))
+        for t in SNAPSHOTS
+    ]
     g_star = theory.no_ln_optimum(sample("sphere"), "normalized")["gamma_star"]
     R_star = float(np.median(inference.contraction(l1, l2, g_star)))
     pm = float(np.median(l2 / l1))
     ok = R[0] > R[1] > R[2] > pm and R_star > R[2]
-    return round(R[2], 4), verdict(ok), \
-        f"median R at T = 100, 300, 2000: {', '.join(f'{r:.3f}' for r in R)}; power method " \
-        f"{pm:.3f}; no LN (gamma1*) {R_star:.3f}"
+    return (
+        round(R[2], 4),
+        verdict(ok),
+        f"median R at T = 100, 300, 2000: {', '.join(f'{r:.3f}' for r in R)}; "
+        "power method "
+        f"{pm:.3f}; no LN (gamma1*) {R_star:.3f}",
+    )
 
 
 def spearman(x, y) -> float:
@@ -89,42 +138,69 @@ def spearman(x, y) -> float:
 
 
 @cache
-def mechanism(model: str = "looped", points: int = 1000, seed: int = 51,
-              long: int = 400, run: int = 0) -> dict:
-    """Where SGD-trained weights (the looped model, or the LN layer at T = 2000) go when
-    looped at inference on Task 1 test matrices: per matrix the eigengap, the sine of the
-    angle of the dominant eigenvector of the learned map M = I + V21 S W12 to the principal
-    subspace (``floor``), the error after 25 loops, whether the error curve over 25 loops is
-    U-shaped, and how well the error after ``long`` loops matches the floor. ``run``: the
-    seed of the trained run."""
+def mechanism(
+    model: str = "looped",
+    points: int = 1000,
+    seed: int = 51,
+    long: int = 400,
+    run: int = 0,
+) -> dict:
+    """Where SGD-trained weights (the looped model, or the LN layer at T =
+    2000) go when looped at inference on Task 1 test matrices: per matrix
+    the eigengap, the sine of the angle of the dominant eigenvector of the
+    learned map M = I + V21 S W12 to the principal subspace (``floor``), the
+    error after 25 loops, whether the error curve over 25 loops is U-shaped,
+    and how well the error after ``long`` loops matches the floor. ``run``:
+    the seed of the trained run."""
     h = paper_runs(model, run)["sphere"]
     X, a = Task("sphere", D, N).sample(points, tasks.generator(seed))
     err = inference.loop_errors(h.W, h.V, X, a, L_MAX)
     floor, _ = inference.fixed_direction(inference.learned_map(h.W, h.V, X), X)
     lam = torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
     far = inference.loop_errors(h.W, h.V, X[:200], a[:200], long)[-1]
-    return {"points": points, "gap": (lam[:, 0] - lam[:, 1]) / lam[:, 0], "floor": floor,
-            "error_25": err[-1],
-            "u_shaped": err[-1] > 2 * err.min(0),
-            "u_fraction": float(np.mean(err[-1] > 2 * err.min(0))),
-            "agreement": float(np.median(np.abs(far / floor[:200] - 1))),
-            "correlation": spearman(floor, (lam[:, 0] - lam[:, 1]) / lam[:, 0])}
+    return {
+        "points": points,
+        "gap": (lam[:, 0] - lam[:, 1]) / lam[:, 0],
+        "floor": floor,
+        "error_25": err[-1],
+        "u_shaped": err[-1] > 2 * err.min(0),
+        "u_fraction": float(np.mean(err[-1] > 2 * err.min(0))),
+        "agreement": float(np.median(np.abs(far / floor[:200] - 1))),
+        "correlation": spearman(floor, (lam[:, 0] - lam[:, 1]) / lam[:, 0]),
+    }
 
 
-@claim("ood-fixed-direction", "Theorem 4.7; the trained weights at inference",
-       "Looped at inference, the SGD-trained looped model (L = 10, T = 2000) converges to the "
-       "dominant eigenvector of its learned map M = I + V21 S W12, not to the principal "
-       "subspace: after 400 loops its error equals the sine of that eigenvector's angle to "
-       "the subspace, an angle that grows as the eigengap shrinks (Task 1 test matrices)",
-       "Theorem 4.7 describes the population limit, with no off-diagonal noise",
-       "per seed: median relative difference below 1 % (200 matrices); rank correlation of "
-       "the angle with the eigengap below -0.5 (1000 matrices)", CH_LOOPED, "book")
+@claim(
+    id="ood-fixed-direction",
+    ref="thm-4-7",
+    where="Theorem 4.7; the trained weights at inference",
+    statement=(
+        "Looped at inference, the SGD-trained looped model (L = 10, T = 2000) "
+        "converges to the dominant eigenvector of its learned map M = I + V21 "
+        "S W12, not to the principal subspace: after 400 loops its error "
+        "equals the sine of that eigenvector's angle to the subspace, an "
+        "angle that grows as the eigengap shrinks (Task 1 test matrices)"
+    ),
+    paper=(
+        "Theorem 4.7 describes the population limit, with no off-diagonal "
+        "noise"
+    ),
+    tolerance=(
+        "per seed: median relative difference below 1 % (200 matrices); rank "
+        "correlation of the angle with the eigengap below -0.5 (1000 matrices)"
+    ),
+    chapter=CH_LOOPED,
+    source="book",
+)
 def _fixed_direction():
     ms = [mechanism(run=s) for s in range(ensemble_size("looped"))]
     agree = np.array([m["agreement"] for m in ms])
     corr = np.array([m["correlation"] for m in ms])
-    return over_seeds(agree, (agree < 0.01) & (corr < -0.5),
-                      f"median relative difference per seed; rank correlation "
-                      f"{corr.min():+.2f} to {corr.max():+.2f}; U-shaped curves over 25 "
-                      f"loops: {100 * np.median([m['u_fraction'] for m in ms]):.1f} % of "
-                      f"{ms[0]['points']} matrices (median over seeds)")
+    return over_seeds(
+        agree,
+        (agree < 0.01) & (corr < -0.5),
+        f"median relative difference per seed; rank correlation "
+        f"{corr.min():+.2f} to {corr.max():+.2f}; U-shaped curves over 25 "
+        f"loops: {100 * np.median([m['u_fraction'] for m in ms]):.1f} % of "
+        f"{ms[0]['points']} matrices (median over seeds)",
+    )

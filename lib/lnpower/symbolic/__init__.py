@@ -1,18 +1,24 @@
-"""The SymPy derivations behind the paper's proofs, one module (or package) per appendix. Every
-function derives its result from the definitions — by expanding, differentiating, solving or
-taking limits of the defining expressions — and asserts what the paper states about it (an
-``AssertionError`` if it fails). The chapters of Part VI run them step by step.
+"""The SymPy derivations behind the paper's proofs, one module (or package)
+per appendix. Every function derives its result from the definitions — by
+expanding, differentiating, solving or taking limits of the defining
+expressions — and asserts what the paper states about it (an
+``AssertionError`` if it fails). The chapters of Part VI run them step by
+step.
 
-- ``section3``: the E^(1) collapse: structured weights make a layer a power step (§3.2, §4.1)
-- ``appendix_a``: the looped model, Theorem 4.1 (Appendices A and F: Schur's lemma, the zero
-  blocks, the eigen-expansion of the loss, the rho^2 increment)
-- ``appendix_b``: the layer without LN, Theorem 4.2 (the reduction, the landscapes, the
-  recursions and the convergence proof)
-- ``appendix_c``: the layer with LN, Theorem 4.3 (the gradients, structure preservation, the
-  divergence of gamma, the gamma^3 increment, the loss bound)
-- ``appendix_d``: looping at inference, Theorems 4.6 and 4.7 (the exact angular error, the
-  bounds, the model without LN)
-- ``eigenbasis``: the symbolic orthonormal eigenbasis that Appendices A, D and E compute in
+- ``section3``: the E^(1) collapse: structured weights make a layer a power
+  step (§3.2, §4.1)
+- ``appendix_a``: the looped model, Theorem 4.1 (Appendices A and F: Schur's
+  lemma, the zero blocks, the eigen-expansion of the loss, the rho^2
+  increment)
+- ``appendix_b``: the layer without LN, Theorem 4.2 (the reduction, the
+  landscapes, the recursions and the convergence proof)
+- ``appendix_c``: the layer with LN, Theorem 4.3 (the gradients, structure
+  preservation, the divergence of gamma, the gamma^3 increment, the loss
+  bound)
+- ``appendix_d``: looping at inference, Theorems 4.6 and 4.7 (the exact
+  angular error, the bounds, the model without LN)
+- ``eigenbasis``: the symbolic orthonormal eigenbasis that Appendices A, D
+  and E compute in
 - ``common``: the symbols the appendices share
 """
 
@@ -21,12 +27,18 @@ from __future__ import annotations
 import importlib
 import inspect
 
-APPENDICES = ("section3", "appendix_a", "appendix_b", "appendix_c", "appendix_d")
+APPENDICES = (
+    "section3",
+    "appendix_a",
+    "appendix_b",
+    "appendix_c",
+    "appendix_d",
+)
 
 
 def derivations() -> dict[str, object]:
-    """Every derivation that takes no argument, by ``module.function`` name (the landscapes,
-    which take the target, for both targets)."""
+    """Every derivation that takes no argument, by ``module.function`` name
+    (the landscapes, which take the target, for both targets)."""
     out = {}
     for name in APPENDICES:
         module = importlib.import_module(f"{__name__}.{name}")
@@ -44,7 +56,8 @@ def derivations() -> dict[str, object]:
 
 
 def verify_all() -> list[str]:
-    """Run every derivation (each asserts what it derives); returns their names."""
+    """Run every derivation (each asserts what it derives); returns their
+    names."""
     found = derivations()
     for derive in found.values():
         derive()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-eta, gamma, alpha, beta, F, d, n = sp.symbols("eta gamma alpha beta F d n", real=True)
+eta, gamma, alpha, beta, F, d, n = sp.symbols(
+    "eta gamma alpha beta F d n", real=True
+)
 k1, k2, k3 = sp.symbols("kappa1 kappa2 kappa3", positive=True)
 
 

@@ -1,8 +1,9 @@
-"""The symbolic orthonormal eigenbasis of Appendices A, D and E, in exact polynomial arithmetic:
-a rotation of R^3 in the Cayley parametrisation ``Q = (I - K)(I + K)^{-1}`` (K skew-symmetric,
-three free symbols), the coordinates of a in it, and the numerators of ``(I + shift S)^L a``.
-Identities derived in it are rational identities in the three parameters, so they hold on all
-of SO(3) by continuity."""
+"""The symbolic orthonormal eigenbasis of Appendices A, D and E, in exact
+polynomial arithmetic: a rotation of R^3 in the Cayley parametrisation ``Q =
+(I - K)(I + K)^{-1}`` (K skew-symmetric, three free symbols), the
+coordinates of a in it, and the numerators of ``(I + shift S)^L a``.
+Identities derived in it are rational identities in the three parameters, so
+they hold on all of SO(3) by continuity."""
 
 from __future__ import annotations
 
@@ -13,19 +14,25 @@ import sympy as sp
 from .common import gamma
 
 lam1, lam2, lam3 = LAMBDAS = sp.symbols("lambda1:4", positive=True)
-C = sp.Matrix(sp.symbols("c1:4", real=True))  # coordinates of a in the eigenbasis
+C = sp.Matrix(
+    sp.symbols("c1:4", real=True)
+)  # coordinates of a in the eigenbasis
 rho = sp.Symbol("rho", positive=True)
 Lsym = sp.Symbol("L", positive=True, integer=True)
 P_SYMS = sp.symbols("p1:4", real=True)  # the rotation's parameters
-M_SYMS = sp.symbols("nu1:4", positive=True)  # nu_i = mu_i^L (Appendix D, step 2)
+M_SYMS = sp.symbols(
+    "nu1:4", positive=True
+)  # nu_i = mu_i^L (Appendix D, step 2)
 K_SYM = sp.Symbol("k", nonzero=True, real=True)  # a scale (step 4)
 GENS = (*P_SYMS, *LAMBDAS, *C, gamma, rho, *M_SYMS, K_SYM)
 
 
-# Q = (I - K)(I + K)^{-1} = Qn/n0 with Qn = (I - K) adj(I + K) and n0 = det(I + K) =
-# 1 + p1^2 + p2^2 + p3^2. Every vector below is kept as (polynomial numerator, power of n0),
-# and every identity is checked as an equality of polynomials (or an exact division by a
-# power of n0): no rational simplification is needed.
+# Q = (I - K)(I + K)^{-1} = Qn/n0 with Qn = (I - K) adj(I + K) and n0 = det(I +
+# K) = 1 + p1^2 + p2^2 + p3^2. Every vector below is kept as (polynomial
+# numerator, power of n0), and every identity is checked as an equality of
+# polynomials (or an exact division by a power of n0): no rational
+# simplification is needed.
+
 
 def matvec(A, x):
     return [sum(A[i][j] * x[j] for j in range(len(x))) for i in range(len(A))]
@@ -49,8 +56,8 @@ def exact(num, den):
 @cache
 def frame():
     """The polynomial ring, its generators by symbol, Qn and n0; asserts
-    ``det(I + K) = n0``, ``Qn^T Qn = n0^2 I`` (Q is orthogonal) and ``det Qn = n0^3``
-    (a rotation)."""
+    ``det(I + K) = n0``, ``Qn^T Qn = n0^2 I`` (Q is orthogonal) and ``det Qn
+    = n0^3`` (a rotation)."""
     R, *gens = sp.ring(GENS, sp.QQ)
     gen = dict(zip(GENS, gens))
     p1, p2, p3 = P_SYMS
@@ -70,22 +77,26 @@ def frame():
 
 
 def cayley_basis() -> sp.Matrix:
-    """A symbolic rotation Q of R^3 (Cayley parametrisation, symbols p1, p2, p3), orthogonal
-    with determinant 1 (asserted by :func:`frame`). Its columns are the eigenbasis v_1..v_3."""
+    """A symbolic rotation Q of R^3 (Cayley parametrisation, symbols p1, p2,
+    p3), orthogonal with determinant 1 (asserted by :func:`frame`). Its
+    columns are the eigenbasis v_1..v_3."""
     _, _, Qn, n0 = frame()
     n0e = n0.as_expr(*GENS)
     return sp.Matrix(3, 3, lambda i, j: Qn[i][j].as_expr(*GENS) / n0e)
 
 
 def shifted_power(L: int, shift):
-    """Numerators of ``u = M^L a`` (M = I + shift S, S = Q diag(lambda) Q^T, a = Q c):
-    u = U/n0^(2L+1), and of ``Q^T u = Z/n0^(2L+2)``; asserts S v_i = lambda_i v_i."""
+    """Numerators of ``u = M^L a`` (M = I + shift S, S = Q diag(lambda) Q^T,
+    a = Q c): u = U/n0^(2L+1), and of ``Q^T u = Z/n0^(2L+2)``; asserts S v_i
+    = lambda_i v_i."""
     R, gen, Qn, n0 = frame()
     lam = [gen[x] for x in LAMBDAS]
     t = gen[shift]
     QnT = transpose(Qn)
-    Sn = [[sum(Qn[i][k] * lam[k] * Qn[j][k] for k in range(3)) for j in range(3)]
-          for i in range(3)]  # S = Sn/n0^2
+    Sn = [
+        [sum(Qn[i][k] * lam[k] * Qn[j][k] for k in range(3)) for j in range(3)]
+        for i in range(3)
+    ]  # S = Sn/n0^2
     for i in range(3):  # S v_i = lambda_i v_i with v_i = Qn[:, i]/n0
         assert matvec(Sn, QnT[i]) == [n0**2 * lam[i] * x for x in QnT[i]]
     U = matvec(Qn, [gen[x] for x in C])  # a = U/n0

@@ -1,5 +1,6 @@
-"""Appendix C.2: gamma diverges (C.2.1) and grows like t^(1/3) (C.2.2): the symmetric recursions,
-the sign of F, the gamma^3 increment, the balance Q/(2 gamma) -> 1 and the large-gamma expansion.
+"""Appendix C.2: gamma diverges (C.2.1) and grows like t^(1/3) (C.2.2): the
+symmetric recursions, the sign of F, the gamma^3 increment, the balance Q/(2
+gamma) -> 1 and the large-gamma expansion.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ def symmetric_recursion() -> dict:
     assert equal_given_norm(trW, beta * aSg, g["H"])
     assert equal_given_norm(trV, alpha * aSg, g["H"])
     mean_aSg = d * F  # E[a^T S g_h] = d F defines F
-    out = {"alpha": alpha - eta * (beta * mean_aSg) / d,
-           "beta": beta - eta * (alpha * mean_aSg) / d}
+    out = {
+        "alpha": alpha - eta * (beta * mean_aSg) / d,
+        "beta": beta - eta * (alpha * mean_aSg) / d,
+    }
     assert is_zero(out["alpha"] - (alpha - eta * beta * F))
     assert is_zero(out["beta"] - (beta - eta * alpha * F))
     return {**out, "trace_W12": trW, "trace_V21": trV, "aSg": aSg}
@@ -89,11 +92,23 @@ def reduced_loss() -> dict:
     cos_xc = sp.simplify(cos.subs(to_xc))
     dloss_xc = sp.simplify(dloss.subs(to_xc))
     assert sp.simplify(cos_xc - (c + x) / sp.sqrt(h2)) == 0
-    assert sp.simplify(dloss_xc / (-2 * s * (1 - c**2) / h2**sp.Rational(3, 2))
-                       - 1) == 0
-    return {"H": H, "hSa": hSa, "cos": cos, "loss": 2 - 2 * cos,
-            "cos_xc": cos_xc, "loss_xc": 2 - 2 * cos_xc, "dloss": dloss,
-            "dloss_xc": dloss_xc, "aSg": aSg}
+    assert (
+        sp.simplify(
+            dloss_xc / (-2 * s * (1 - c**2) / h2 ** sp.Rational(3, 2)) - 1
+        )
+        == 0
+    )
+    return {
+        "H": H,
+        "hSa": hSa,
+        "cos": cos,
+        "loss": 2 - 2 * cos,
+        "cos_xc": cos_xc,
+        "loss_xc": 2 - 2 * cos_xc,
+        "dloss": dloss,
+        "dloss_xc": dloss_xc,
+        "aSg": aSg,
+    }
 
 
 def cauchy_schwarz(k: int = 3) -> dict:
@@ -104,8 +119,11 @@ def cauchy_schwarz(k: int = 3) -> dict:
     (symbolic d, n); ``x^2 + 2xc + 1 = (x + c)^2 + 1 - c^2 > 0``."""
     uu = sp.Matrix(sp.symbols(f"u1:{k + 1}", real=True))
     vv = sp.Matrix(sp.symbols(f"v1:{k + 1}", real=True))
-    minors = sum((uu[i] * vv[j] - uu[j] * vv[i]) ** 2
-                 for i in range(k) for j in range(i + 1, k))
+    minors = sum(
+        (uu[i] * vv[j] - uu[j] * vv[i]) ** 2
+        for i in range(k)
+        for j in range(i + 1, k)
+    )
     gap = uu.dot(uu) * vv.dot(vv) - uu.dot(vv) ** 2
     assert sp.expand(gap - minors) == 0
     assert is_zero_matrix(a.T * S * a - (X.T * a).T * (X.T * a))
@@ -126,11 +144,11 @@ def gamma_increment() -> dict:
     a1, b1 = _step()
     delta = sp.expand(a1 * b1 - alpha * beta)
     paper = -eta * F * Q + eta**2 * gamma * F**2
-    assert is_zero(delta - paper.subs({Q: alpha**2 + beta**2,
-                                       gamma: alpha * beta}))
-    assert is_zero(alpha**2 + beta**2 - 2 * alpha * beta - (alpha - beta)**2)
+    assert is_zero(
+        delta - paper.subs({Q: alpha**2 + beta**2, gamma: alpha * beta})
+    )
+    assert is_zero(alpha**2 + beta**2 - 2 * alpha * beta - (alpha - beta) ** 2)
     return {"delta": paper, "alpha": a1, "beta": b1}
-
 
 
 def cube_increment() -> dict:
@@ -140,11 +158,14 @@ def cube_increment() -> dict:
     a1, b1 = _step()
     lhs = sp.expand((a1 * b1) ** 3 - (alpha * beta) ** 3)
     Delta = gamma_increment()["delta"]
-    terms = {"A": -3 * eta * gamma**2 * F * Q,
-             "B": 3 * eta**2 * gamma**3 * F**2,
-             "C": 3 * gamma * Delta**2 + Delta**3}
-    total = sum(terms.values()).subs({Q: alpha**2 + beta**2,
-                                      gamma: alpha * beta})
+    terms = {
+        "A": -3 * eta * gamma**2 * F * Q,
+        "B": 3 * eta**2 * gamma**3 * F**2,
+        "C": 3 * gamma * Delta**2 + Delta**3,
+    }
+    total = sum(terms.values()).subs(
+        {Q: alpha**2 + beta**2, gamma: alpha * beta}
+    )
     assert is_zero(lhs - total)
     return {"terms": terms, "Delta": Delta}
 
@@ -167,8 +188,12 @@ def balance() -> dict:
     D0 = sp.Symbol("D_0", positive=True)
     upper = sp.sqrt(1 + D0**2 / (4 * g**2))
     assert sp.limit(upper, g, sp.oo) == 1
-    return {"D_next": D_next, "Q_next": Q_next,
-            "ratio": sp.sqrt(1 + D**2 / (4 * gamma**2)), "upper": upper}
+    return {
+        "D_next": D_next,
+        "Q_next": Q_next,
+        "ratio": sp.sqrt(1 + D**2 / (4 * gamma**2)),
+        "upper": upper,
+    }
 
 
 def large_gamma() -> dict:
@@ -202,10 +227,14 @@ def large_gamma() -> dict:
     assert limits == {"A": 6 * eta * C1, "B": 0, "C": 0}
     F_lim = (1 / d) * (-2 * Upsilon3)  # E[gamma^3 dloss] / d
     assert is_zero(F_lim.subs(Upsilon3, C1 * d / 2) + C1)
-    return {"loss_leading": sp.together(lead.subs(v, 1 / gamma)),
-            "dloss_limit": sp.cancel(dlim),
-            "domination": ratio, "terms": poly, "limits": limits,
-            "increment_limit": sum(limits.values())}
+    return {
+        "loss_leading": sp.together(lead.subs(v, 1 / gamma)),
+        "dloss_limit": sp.cancel(dlim),
+        "domination": ratio,
+        "terms": poly,
+        "limits": limits,
+        "increment_limit": sum(limits.values()),
+    }
 
 
 def ln_large_gamma() -> dict[str, sp.Expr]:
@@ -213,5 +242,7 @@ def ln_large_gamma() -> dict[str, sp.Expr]:
     in :func:`large_gamma`: ``loss_leading = (s^2 - q^2)/(gamma^2 s^4)``
     and the limit ``6 eta C1`` of the gamma^3 increment."""
     out = large_gamma()
-    return {"loss_leading": out["loss_leading"],
-            "increment_limit": out["increment_limit"]}
+    return {
+        "loss_leading": out["loss_leading"],
+        "increment_limit": out["increment_limit"],
+    }

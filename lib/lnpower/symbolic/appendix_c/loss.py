@@ -1,4 +1,5 @@
-"""Appendix C.3: the loss as a function of gamma, its bound and the time to reach a loss epsilon.
+"""Appendix C.3: the loss as a function of gamma, its bound and the time to
+reach a loss epsilon.
 """
 
 from __future__ import annotations
@@ -28,19 +29,20 @@ def unit_distance() -> dict:
     y = sp.MatrixSymbol("y", dim, 1)
     t = sp.MatrixSymbol("t", dim, 1)
     k = sp.Symbol(r"\cos\theta", real=True)
-    dist = scalar((y - t).T * (y - t), {y.T * y: 1, t.T * t: 1, y.T * t: k,
-                                          t.T * y: k})
+    dist = scalar(
+        (y - t).T * (y - t), {y.T * y: 1, t.T * t: 1, y.T * t: k, t.T * y: k}
+    )
     assert is_zero(dist - (2 - 2 * k))
     return {"distance": dist, "cos": k}
 
 
 def loss_bound() -> dict:
-    """Appendix C.3, step 2: for 0 <= cos theta <= 1,
-    ``2 - 2 cos theta <= 2 sin^2 theta`` (the gap is 2 cos theta (1 - cos theta));
-    ``sin^2 theta = (1 - omega^2)/(x^2 + 2x omega + 1) <= (1 - omega^2)/x^2`` (the gap is
-    (1 - omega^2)(2x omega + 1)/(x^2 (x^2 + 2x omega + 1)) >= 0); and
-    ``2 (1 - omega^2)/x^2 = 2 (s^2 - q^2)/(gamma^2 s^4)``, whose mean is
-    2 Upsilon3/gamma^2."""
+    """Appendix C.3, step 2: for 0 <= cos theta <= 1, ``2 - 2 cos theta <= 2
+    sin^2 theta`` (the gap is 2 cos theta (1 - cos theta)); ``sin^2 theta =
+    (1 - omega^2)/(x^2 + 2x omega + 1) <= (1 - omega^2)/x^2`` (the gap is (1
+    - omega^2)(2x omega + 1)/(x^2 (x^2 + 2x omega + 1)) >= 0); and ``2 (1 -
+    omega^2)/x^2 = 2 (s^2 - q^2)/(gamma^2 s^4)``, whose mean is 2
+    Upsilon3/gamma^2."""
     k = sp.Symbol("k", real=True)  # cos theta
     gap1 = sp.factor(2 * (1 - k**2) - (2 - 2 * k))
     assert is_zero(gap1 - 2 * k * (1 - k))
@@ -52,8 +54,13 @@ def loss_bound() -> dict:
     bound = 2 * (1 - c**2) / x**2
     in_sq = sp.simplify(bound.subs({c: q / s, x: gamma * s}))
     assert is_zero(in_sq - 2 * (s**2 - q**2) / (gamma**2 * s**4))
-    return {"gap_cos": gap1, "sin2": sin2, "gap_sin": gap2, "bound": bound,
-            "bound_sq": in_sq}
+    return {
+        "gap_cos": gap1,
+        "sin2": sin2,
+        "gap_sin": gap2,
+        "bound": bound,
+        "bound_sq": in_sq,
+    }
 
 
 def iterations() -> dict:
@@ -67,5 +74,11 @@ def iterations() -> dict:
     Tstar = sp.simplify(root.subs(C1, 2 * Upsilon3 / d))
     closed = d * sp.sqrt(Upsilon3 / 2) / (et * eps ** sp.Rational(3, 2))
     assert sp.simplify(Tstar - closed) == 0
-    return {"T_star": Tstar, "C2": C2, "bound_t": bound_t, "eps": eps,
-            "t": t, "eta": et}
+    return {
+        "T_star": Tstar,
+        "C2": C2,
+        "bound_t": bound_t,
+        "eps": eps,
+        "t": t,
+        "eta": et,
+    }

@@ -1,5 +1,6 @@
-"""Appendix C.1: the output of the LN layer, its gradients, and the preservation of the structure
-(the base case, the inductive step, the isotropy lemma and Schur's lemma)."""
+"""Appendix C.1: the output of the LN layer, its gradients, and the
+preservation of the structure (the base case, the inductive step, the
+isotropy lemma and Schur's lemma)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ def block_layer():
     """E + V E E^T W E of (4.5) in d x d blocks, for symbolic d and n, with
     E = [[X, 0], [0, a]]: the 2 x 2 grid of blocks (rows: top, bottom half;
     block columns: the n tokens of X, the query token)."""
-    E = sp.BlockMatrix([[X, sp.ZeroMatrix(dim, 1)],
-                        [sp.ZeroMatrix(dim, cols), a]])
+    E = sp.BlockMatrix(
+        [[X, sp.ZeroMatrix(dim, 1)], [sp.ZeroMatrix(dim, cols), a]]
+    )
     Wm = sp.BlockMatrix([[W["11"], W["12"]], [W["21"], W["22"]]])
     Vm = sp.BlockMatrix([[V["11"], V["12"]], [V["21"], V["22"]]])
     gram = sp.block_collapse(E * E.T)
@@ -59,22 +61,32 @@ def output_lemma() -> dict:
 def _explicit_column(p, h, k: int = 2) -> dict:
     """d = n = k: the last column of E + V E E^T W E entry by entry, against
     p and h evaluated on the same matrices; ||c||^2 = ||p||^2 + ||h||^2."""
+
     def mat(name, rows, cols_):
-        return sp.Matrix(rows, cols_, lambda i, j:
-                         sp.Symbol(f"{name}{i + 1}{j + 1}", real=True))
+        return sp.Matrix(
+            rows,
+            cols_,
+            lambda i, j: sp.Symbol(f"{name}{i + 1}{j + 1}", real=True),
+        )
 
     Xe = mat("x", k, k)
     ae = sp.Matrix(k, 1, lambda i, _: sp.Symbol(f"a{i + 1}", real=True))
     We = {b: mat(f"w^{{{b}}}_", k, k) for b in BLOCKS}
     Ve = {b: mat(f"v^{{{b}}}_", k, k) for b in BLOCKS}
     E = sp.diag(Xe, ae)
-    Wm = sp.Matrix(sp.BlockMatrix([[We["11"], We["12"]],
-                                   [We["21"], We["22"]]]))
-    Vm = sp.Matrix(sp.BlockMatrix([[Ve["11"], Ve["12"]],
-                                   [Ve["21"], Ve["22"]]]))
+    Wm = sp.Matrix(
+        sp.BlockMatrix([[We["11"], We["12"]], [We["21"], We["22"]]])
+    )
+    Vm = sp.Matrix(
+        sp.BlockMatrix([[Ve["11"], Ve["12"]], [Ve["21"], Ve["22"]]])
+    )
     col = (E + Vm * E * E.T * Wm * E)[:, k]
-    values = {X: Xe, a: ae, **{W[b]: We[b] for b in BLOCKS},
-              **{V[b]: Ve[b] for b in BLOCKS}}
+    values = {
+        X: Xe,
+        a: ae,
+        **{W[b]: We[b] for b in BLOCKS},
+        **{V[b]: Ve[b] for b in BLOCKS},
+    }
     pe = sp.Matrix(p.subs(values).doit())
     he = sp.Matrix(h.subs(values).doit())
     assert is_zero_matrix(col[:k, :] - pe)
@@ -102,14 +114,19 @@ def structured_gradients() -> dict:
     te = sp.Matrix(sp.symbols("t1 t2", real=True))
     delta = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"delta{i + 1}{j + 1}"))
     Z0, I2 = sp.zeros(k), sp.eye(k)
-    at = {"W": {"11": Z0, "12": alpha * I2, "21": Z0, "22": Z0},
-          "V": {"11": Z0, "12": Z0, "21": beta * I2, "22": Z0}}
+    at = {
+        "W": {"11": Z0, "12": alpha * I2, "21": Z0, "22": Z0},
+        "V": {"11": Z0, "12": Z0, "21": beta * I2, "22": Z0},
+    }
     gram = sp.diag(Se, ae * ae.T)
     e = sp.Matrix([0] * k + list(ae))
 
     def full(blocks):
-        return sp.Matrix(sp.BlockMatrix([[blocks["11"], blocks["12"]],
-                                         [blocks["21"], blocks["22"]]]))
+        return sp.Matrix(
+            sp.BlockMatrix(
+                [[blocks["11"], blocks["12"]], [blocks["21"], blocks["22"]]]
+            )
+        )
 
     grads = {}
     for name in ("W", "V"):
@@ -119,9 +136,12 @@ def structured_gradients() -> dict:
             col = e + full(moved["V"]) * gram * full(moved["W"]) * e
             y = col[k:, :] / sp.sqrt(col.dot(col))
             dloss = sp.diff((y - te).dot(y - te), eps).subs(eps, 0)
-            grads[name + b] = sp.Matrix([[sp.diff(dloss, delta[i, j])
-                                          for j in range(k)]
-                                         for i in range(k)])
+            grads[name + b] = sp.Matrix(
+                [
+                    [sp.diff(dloss, delta[i, j]) for j in range(k)]
+                    for i in range(k)
+                ]
+            )
     for b in ("W11", "W21", "W22", "V11", "V12", "V22"):
         assert grads[b] == sp.zeros(k), b
     h = ae + alpha * beta * Se * ae
@@ -130,11 +150,19 @@ def structured_gradients() -> dict:
     g_h = 2 / r * (I2 - h * h.T / r**2) * (h / r - te)
     paper = {"W12": beta * Se * g_h * ae.T, "V21": alpha * g_h * (Se * ae).T}
     for b, formula in paper.items():
-        assert all(equal_given_norm(grads[b][i], formula[i], H)
-                   for i in range(k * k)), b
-    return {**grads, "g_h": g_h, "h": h, "H": H, "S": Se, "a": ae, "t": te,
-            "paper": paper}
-
+        assert all(
+            equal_given_norm(grads[b][i], formula[i], H) for i in range(k * k)
+        ), b
+    return {
+        **grads,
+        "g_h": g_h,
+        "h": h,
+        "H": H,
+        "S": Se,
+        "a": ae,
+        "t": te,
+        "paper": paper,
+    }
 
 
 def induction() -> dict:
@@ -148,8 +176,10 @@ def induction() -> dict:
     def at(w, v):
         point = {M[b]: zero for M in (W, V) for b in BLOCKS}
         point[W["12"]], point[V["21"]] = w, v
-        return [sp.expand(Z.blocks[i, j].subs(point).doit())
-                for i, j in ((0, 1), (1, 1), (0, 0), (1, 0))]
+        return [
+            sp.expand(Z.blocks[i, j].subs(point).doit())
+            for i, j in ((0, 1), (1, 1), (0, 0), (1, 0))
+        ]
 
     base = at(zero, beta0 * sp.Identity(dim))
     step = at(alpha * sp.Identity(dim), beta * sp.Identity(dim))
@@ -158,8 +188,13 @@ def induction() -> dict:
         assert is_zero_matrix(x_top - X)
     assert is_zero_matrix(base[1] - a)
     assert is_zero_matrix(step[1] - (a + alpha * beta * S * a))
-    return {"p0": base[0], "h0": base[1], "p": step[0], "h": step[1],
-            "x_columns": step[2]}
+    return {
+        "p0": base[0],
+        "h0": base[1],
+        "p": step[0],
+        "h": step[1],
+        "x_columns": step[2],
+    }
 
 
 def schur(k: int = 3) -> dict:
@@ -169,8 +204,9 @@ def schur(k: int = 3) -> dict:
     equations). The flips alone leave the k diagonal entries free, the
     permutation alone the k entries of a circulant."""
     M = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"m{i + 1}{j + 1}"))
-    flips = [sp.diag(*[-1 if j == i else 1 for j in range(k)])
-             for i in range(k)]
+    flips = [
+        sp.diag(*[-1 if j == i else 1 for j in range(k)]) for i in range(k)
+    ]
     cyclic = sp.Matrix(k, k, lambda i, j: int(j == (i + 1) % k))
     for R in (*flips, cyclic):
         assert R * R.T == sp.eye(k)

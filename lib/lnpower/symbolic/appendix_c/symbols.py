@@ -12,11 +12,15 @@ BLOCKS = ("11", "12", "21", "22")
 W = {k: sp.MatrixSymbol(f"W_{{{k}}}", dim, dim) for k in BLOCKS}
 V = {k: sp.MatrixSymbol(f"V_{{{k}}}", dim, dim) for k in BLOCKS}
 s, q = sp.symbols("s q", positive=True)
-c, x = sp.symbols("omega x", nonnegative=True)  # c: the cosine q/s, shown as omega
+c, x = sp.symbols(
+    "omega x", nonnegative=True
+)  # c: the cosine q/s, shown as omega
 Q, D = sp.symbols("Q D", real=True)
 beta0 = sp.Symbol("beta_0", positive=True)
 # gamma^3 F, Q/(2 gamma) and 1/gamma in the limit of the gamma^3 increment
-phi, psi, u = sp.symbols("Phi Psi u", real=True)  # shown as capitals: phi, psi name angles
+phi, psi, u = sp.symbols(
+    "Phi Psi u", real=True
+)  # shown as capitals: phi, psi name angles
 Upsilon3, C1 = sp.symbols("Upsilon3 C1", positive=True)
 h2 = x**2 + 2 * x * c + 1  # ||h||^2 in the reduced variables x, c
 
@@ -47,8 +51,7 @@ def equal_given_norm(lhs, rhs, H) -> bool:
     H = sp.expand(H)
 
     def power_of_H(z):
-        return (z.is_Pow and z.exp.is_Rational
-                and sp.expand(z.base - H) == 0)
+        return z.is_Pow and z.exp.is_Rational and sp.expand(z.base - H) == 0
 
     diff = (lhs - rhs).replace(power_of_H, lambda z: r ** (2 * z.exp))
     num = sp.numer(sp.together(diff))

@@ -1,0 +1,161 @@
+"""Each claim is expected in exactly one chapter, its own (``Claim.chapter``).
+
+A chapter asserts a claim's status with ``claims.expect({...})``; this test
+reads every notebook's code cells, without running them, and finds the ids
+each chapter expects. A claim expected in another chapter, or in none, fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from lnpower.claims import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def expected_ids(notebook: Path) -> set[str]:
+    """The claim ids that ``notebook``'s code cells pass to ``expect``.
+    ``ValueError`` for an ``expect`` whose ids are not a literal dict."""
+    ids = set()
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        code = "".join(cell["source"]).splitlines()
+        code = "\n".join(line for line in code if line[:1] not in "%!")
+        for node in ast.walk(ast.parse(code)):
+            func = getattr(node, "func", None)
+            name = getattr(func, "attr", getattr(func, "id", None))
+            if not (isinstance(node, ast.Call) and name == "expect"):
+                continue
+            if not (node.args and isinstance(node.args[0], ast.Dict)):
+                raise ValueError(
+                    f"{notebook.name}: expect() needs a literal "
+                    f"dict of ids: {ast.unparse(node)[:60]}"
+                )
+            ids |= {ast.literal_eval(k) for k in node.args[0].keys}
+    return ids
+
+
+def mismatches(registry, notebooks) -> list[str]:
+    """One line per claim expected outside its chapter, in none, or unknown."""
+    where: dict[str, set[str]] = {}
+    for nb in notebooks:
+        for i in expected_ids(nb):
+            where.setdefault(i, set()).add(f"book/{nb.stem}")
+    lines = [
+        f"{i}: expected in {sorted(ch)}, but no such claim"
+        for i, ch in where.items()
+        if i not in registry
+    ]
+    for i, c in registry.items():
+        found = where.get(i, set())
+        if found != {c.chapter}:
+            lines.append(
+                f"{i}: its chapter is {c.chapter}, expected in "
+                f"{sorted(found) or 'no chapter'}"
+            )
+    return lines
+
+
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+
+
+def test_every_claim_is_expected_in_its_own_chapter_only():
+    assert mismatches(REGISTRY, NOTEBOOKS) == []
+
+
+def test_a_claim_expected_elsewhere_fails(tmp_path):
+    """A seeded mismatch: a copy of a chapter that expects a claim of
+    another chapter, and a claim moved to a chapter that never expects it."""
+    claim = next(iter(REGISTRY.values()))
+    other = next(nb for nb in NOTEBOOKS if f"book/{nb.stem}" != claim.chapter)
+    copy = tmp_path / other.name
+    nb = json.loads(other.read_text())
+    nb["cells"].append(
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": f"claims.expect({{{claim.id!r}: 'x'}})",
+        }
+    )
+    copy.write_text(json.dumps(nb))
+    nbs = [copy if p == other else p for p in NOTEBOOKS]
+    lines = mismatches(REGISTRY, nbs)
+    assert any(line.startswith(f"{claim.id}: its chapter") for line in lines)
+    assert len(lines) == 1
+
+    moved = dict(REGISTRY)
+    moved[claim.id] = dataclasses.replace(claim, chapter=f"book/{other.stem}")
+    lines = mismatches(moved, NOTEBOOKS)
+    assert lines == [
+        f"{claim.id}: its chapter is book/{other.stem}, "
+        f"expected in ['{claim.chapter}']"
+    ]
+
+
+def test_expect_with_computed_ids_is_refused(tmp_path):
+    nb = tmp_path / "x.ipynb"
+    nb.write_text(
+        json.dumps(
+            {"cells": [{"cell_type": "code", "source": "claims.expect(ids)"}]}
+        )
+    )
+    with pytest.raises(ValueError, match="literal dict"):
+        expected_ids(nb)
+
+
+def test_claims_are_declared_with_named_fields():
+    from lnpower.claims.core import claim
+
+    with pytest.raises(TypeError):
+        claim("x", "thm-4-1", "Theorem 4.1", "s", "p", "t", "book/x")
+    with pytest.raises(ValueError, match="unknown statement 'thm-9-9'"):
+        claim(
+            id="x",
+            ref="thm-9-9",
+            where="w",
+            statement="s",
+            paper="p",
+            tolerance="t",
+            chapter="book/x",
+        )
+    with pytest.raises(ValueError, match="source 'blog'"):
+        claim(
+            id="x",
+            ref="thm-4-1",
+            where="w",
+            statement="s",
+            paper="p",
+            tolerance="t",
+            chapter="book/x",
+            source="blog",
+        )
+
+
+def test_a_claims_cache_key_covers_its_imports_and_not_the_tooling():
+    """A claim is keyed by the code of its module and of what that imports
+    (directly, through other modules, or by computed name), so editing the
+    book's tooling (``lnpower.book``) or the plots measures nothing again."""
+    from lnpower import cache
+    from lnpower.claims.core import _module
+
+    modules = {_module(c.check) for c in REGISTRY.values()}
+    assert modules == {f"claims/part{i}" for i in range(1, 6)}
+    for m in modules:
+        used = cache.closure(m)
+        assert {m, "claims/core", "cache"} <= set(used)
+        assert not [
+            u
+            for u in used
+            if u.startswith("book/") or u in ("plots", "cli", "__main__")
+        ], used
+    assert {"train", "engine", "tasks"} <= set(cache.closure("runs"))
+    assert "symbolic/appendix_c/growth" in cache.closure("claims/part1")
