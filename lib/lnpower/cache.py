@@ -80,7 +80,7 @@ def _module_file(parts: list[str]) -> Path | None:
 
 
 def _name(path: Path) -> str:
-    """A module's name as :func:`_code` takes it: ``"claims/core"``."""
+    """A module's name as ``_code`` takes it: ``"claims/core"``."""
     return path.relative_to(HERE).with_suffix("").as_posix()
 
 
@@ -124,7 +124,7 @@ def _imports(module: str) -> set[str]:
 def closure(module: str) -> tuple[str, ...]:
     """``module`` and every library module it imports, directly or through
     others: the code a result computed by ``module`` can depend on. Names as
-    :func:`_code` takes them (``"claims/part4"``, ``"claims/__init__"``)."""
+    ``_code`` takes them (``"claims/part4"``, ``"claims/__init__"``)."""
     seen, todo = set(), [module]
     while todo:
         m = todo.pop()
