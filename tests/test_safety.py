@@ -129,6 +129,20 @@ def test_a_stored_entry_is_never_replaced(tmp_path):
     )
 
 
+def test_theory_memory_refused_up_front(capsys):
+    """A Monte Carlo request far too large fails in one line, before work."""
+    from lnpower import montecarlo
+    from lnpower.tasks import Task
+
+    task = Task("sphere", 16, 32)
+    assert montecarlo.memory_bytes(task, 200_000) < 2**30
+    with pytest.raises(MemoryError, match=r"need about [\d.]+ GiB"):
+        montecarlo.draw(task, 10**12, cache=None)
+    assert main(["theory", "--samples", str(10**12)]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "fewer samples" in err and err.count("\n") == 1
+
+
 def test_memory_refused_up_front(monkeypatch, capsys):
     cfg = TrainConfig(train_size=10**9, steps=1)
     with pytest.raises(MemoryError, match=r"needs about [\d.]+ GiB"):

@@ -85,6 +85,28 @@ def _eigenvalues(X: torch.Tensor) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
+def memory_bytes(task: Task, samples: int, chunk: int = 50_000) -> int:
+    """About how much memory a sample of ``samples`` draws takes to draw and
+    use: some sixteen float64 arrays of samples x d (the spectrum, the
+    coordinates and what the theory computes from them) and one chunk of
+    matrices X for the eigensolver."""
+    return 8 * (16 * samples * task.d + 4 * min(chunk, samples) * task.d
+                * task.n)
+
+
+def check_memory(task: Task, samples: int, chunk: int = 50_000) -> None:
+    """``MemoryError`` in one line, before any work, if :func:`memory_bytes`
+    is more than the memory available now."""
+    from .config import available_memory
+
+    need, have = memory_bytes(task, samples, chunk), available_memory()
+    if have is not None and need > have:
+        raise MemoryError(
+            f"{samples} draws need about {need / 2**30:.1f} GiB of memory, "
+            f"{have / 2**30:.1f} GiB is available: use fewer samples"
+        )
+
+
 def draw(
     task: Task,
     samples: int = 200_000,
@@ -106,6 +128,7 @@ def draw(
     once."""
     if samples < 2:
         raise ValueError(f"samples must be >= 2, got {samples}")
+    check_memory(task, samples, chunk)
     if task.name == "rotated":
         lam = np.broadcast_to(
             np.array(sorted(task.m, reverse=True), float), (samples, task.d)
