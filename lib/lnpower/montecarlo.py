@@ -84,7 +84,6 @@ def _eigenvalues(X: torch.Tensor) -> np.ndarray:
     return torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
 
 
-@lru_cache(maxsize=8)
 def memory_bytes(task: Task, samples: int, chunk: int = 50_000) -> int:
     """About how much memory a sample of ``samples`` draws takes to draw and
     use: some sixteen float64 arrays of samples x d (the spectrum, the
@@ -107,6 +106,7 @@ def check_memory(task: Task, samples: int, chunk: int = 50_000) -> None:
         )
 
 
+@lru_cache(maxsize=8)
 def draw(
     task: Task,
     samples: int = 200_000,
