@@ -45,6 +45,9 @@ def test_theory_json_keys():
         assert isinstance(out[k], float), k
 
 
+TINY = "--d 4 --n 8 --steps 5 --train-size 50 --test-size 20".split()
+
+
 def test_train_json_keys():
     r = run(
         "train",
@@ -54,16 +57,7 @@ def test_train_json_keys():
         "2",
         "--target",
         "subspace",
-        "--d",
-        "4",
-        "--n",
-        "8",
-        "--steps",
-        "5",
-        "--train-size",
-        "50",
-        "--test-size",
-        "20",
+        *TINY,
         "--json",
     )
     assert r.returncode == 0, r.stderr
@@ -81,16 +75,7 @@ def test_train_json_keys():
     assert 0 < out["evaluation_seconds"] < out["seconds"]
     adam = run(
         "train",
-        "--d",
-        "4",
-        "--n",
-        "8",
-        "--steps",
-        "5",
-        "--train-size",
-        "50",
-        "--test-size",
-        "20",
+        *TINY,
         "--optimizer",
         "adam",
         "--lr",

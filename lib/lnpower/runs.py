@@ -52,19 +52,20 @@ def sample(
     return theory.draw(paper_task(task), samples, seed)
 
 
+def _from_rest(tab: dynamics.Table, steps: int):
+    """``steps`` of the reduced dynamics on ``tab`` from the paper's
+    initialisation (the active weight that starts at 0, the other at v0),
+    logged at T and at log-spaced steps."""
+    logged = [PAPER.steps, *dynamics.log_steps(steps)]
+    return dynamics.run(tab, 0.0, PAPER.v0, ETA, steps, logged)
+
+
 @cache
 def ln_run(task: str = "sphere", steps: int = 10**6):
     """The LN layer's reduced population dynamics (Theorem 4.3) from
     alpha=0, beta=1."""
     tab = dynamics.ln_layer_table(sample(task, 20_000, 1))
-    return tab, dynamics.run(
-        tab,
-        0.0,
-        PAPER.v0,
-        ETA,
-        steps,
-        [PAPER.steps, *dynamics.log_steps(steps)],
-    )
+    return tab, _from_rest(tab, steps)
 
 
 @cache
@@ -78,14 +79,7 @@ def looped_run(task: str = "sphere", loops: int = 10, steps: int = 10**6):
     """The looped model's reduced population dynamics (Theorem 4.1) from
     w=0, v=1."""
     tab = looped_F(task, loops)
-    return tab, dynamics.run(
-        tab,
-        0.0,
-        PAPER.v0,
-        ETA,
-        steps,
-        [PAPER.steps, *dynamics.log_steps(steps)],
-    )
+    return tab, _from_rest(tab, steps)
 
 
 @cache
