@@ -38,6 +38,16 @@ READINGS = {
 }
 
 
+# Fig. 3's grid of (d, n) (Appendix G.1)
+FIG3 = tuple((d, n) for d in (8, 16) for n in (16, 32, 64))
+
+
+def tasks_at(d: int, n: int) -> tuple[str, ...]:
+    """The tasks that exist at (d, n): Task 2 only where n > d (at n <= d
+    its multiplicities force S = I)."""
+    return tuple(t for t in TASKS if t == "sphere" or n > d)
+
+
 def paper_task(name: str = "sphere") -> Task:
     """Task 1 (``"sphere"``) or Task 2 (``"rotated"``) at the paper's d and
     n."""

@@ -28,6 +28,7 @@ import torch
 from . import cache as _cache
 from .config import PAPER, TrainConfig, paper_config
 from .history import History
+from .runs import FIG3, tasks_at
 from .train import TRAINING_MODULES, fit_many
 
 FOLDER = Path(__file__).parent / "stored_runs"
@@ -38,20 +39,31 @@ NAMES = {
     "no-ln-unnormalized": {"layer_norm": False, "target": "unnormalized"},
 }
 # Fig. 3's other (d, n), the LN layer; its (16, 32) is "layer"
-FIG3 = ((8, 16), (8, 32), (8, 64), (16, 16), (16, 64))
-NAMES.update({f"fig3-d{d}-n{n}": {"d": d, "n": n} for d, n in FIG3})
-TASK_NAMES = ("sphere", "rotated")
+NAMES.update(
+    {
+        f"fig3-d{d}-n{n}": {"d": d, "n": n}
+        for d, n in FIG3
+        if (d, n) != (PAPER.d, PAPER.n)
+    }
+)
 
 
 def tasks_of(name: str) -> tuple[str, ...]:
-    """The tasks a stored set trains: Task 2 only where n > d (else it
-    forces S = I)."""
+    """The tasks a stored set trains (:func:`lnpower.runs.tasks_at`)."""
     o = NAMES[name]
-    return tuple(
-        t
-        for t in TASK_NAMES
-        if t == "sphere" or o.get("n", PAPER.n) > o.get("d", PAPER.d)
-    )
+    return tasks_at(o.get("d", PAPER.d), o.get("n", PAPER.n))
+
+
+def fig3() -> dict[tuple[str, int, int], History]:
+    """Fig. 3's eleven runs at the epoch reading (seed 0), keyed
+    ``(task, d, n)``: the ``"layer"`` set at the paper's (d, n) and the
+    ``fig3-...`` sets."""
+    sets = [n for n in NAMES if n == "layer" or n.startswith("fig3")]
+    return {
+        (t, h.config.d, h.config.n): h
+        for name in sets
+        for t, (h,) in load(name).items()
+    }
 
 
 def configs(name: str, seed: int = 0) -> list[TrainConfig]:

@@ -11,14 +11,22 @@ import numpy as np
 
 from .. import dynamics, inference, stored, tasks
 from ..config import PAPER, paper_config
-from ..runs import READINGS, TASKS, ensemble, ln_run, looped_run, paper_task
+from ..runs import (
+    FIG3,
+    READINGS,
+    TASKS,
+    ensemble,
+    ln_run,
+    looped_run,
+    paper_task,
+    tasks_at,
+)
 from ..train import fit_many
 from .core import STATUSES, claim, ordering, over_seeds, trend_status, verdict
 
 CH, CH_42, CH_43 = "book/experiments", "book/without_ln", "book/with_ln"
 CH_GRID = "book/experiments_grid"  # Fig. 3, across d and n
 CH_G = "book/experiments_looped"  # Figs. 1 and G.3, the looped model
-FIG3 = [(d, n) for d in (8, 16) for n in (16, 32, 64)]
 FIG3_SEEDS = 3
 # test matrices per task and seed, where the paper loops on one (Figs. 5, G.3)
 POINTS = 100
@@ -265,7 +273,7 @@ def fig3_runs(seed: int = 0) -> dict:
     the runs of Figs. 2 and 4."""
     runs = {}
     for d, n in FIG3:
-        names = [t for t in TASKS if t == "sphere" or n > d]
+        names = tasks_at(d, n)
         pair = fit_many(
             [paper_config(task=t, d=d, n=n, seed=seed) for t in names],
             cache=True,
@@ -330,16 +338,13 @@ def gap(h) -> float:
     chapter=CH_GRID,
 )
 def _fig3_epochs():
-    gaps = {}
-    for name in ("layer", *(n for n in stored.NAMES if n.startswith("fig3"))):
-        for t, (h,) in stored.load(name).items():
-            gaps[TASKS[t], h.config.d, h.config.n] = gap(h)
+    gaps = {k: gap(h) for k, h in stored.fig3().items()}
     (t, d, n), worst = max(gaps.items(), key=lambda kv: kv[1])
     return over_seeds(
         [worst],
         [worst < 0.1],
         f"{len(gaps)} configurations; the largest gap "
-        f"{100 * worst:.1f} % at {t}, d={d}, n={n}",
+        f"{100 * worst:.1f} % at {TASKS[t]}, d={d}, n={n}",
     )
 
 
