@@ -101,7 +101,8 @@ def test_train_json_keys():
         (
             (
                 "train",
-                "--no-layer-norm",
+                "--norm",
+                "none",
                 "--target",
                 "unnormalized",
                 "--lr",

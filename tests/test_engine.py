@@ -1,24 +1,34 @@
 """The engine against the model's own forward pass and autograd
-(lnpower.book.bench)."""
+(lnpower.book.bench), for every normalisation in lnpower.norms."""
 
 import pytest
 import torch
 
-from lnpower import engine
+from lnpower import engine, norms
 from lnpower.book import bench
 from lnpower.tasks import Task, embed, generator, targets
 
 
+def naive_grad(E, Y, W, V, loops: int, norm: str, target: str):
+    """Loss and autograd gradients of the model's own forward pass."""
+    W = W.detach().requires_grad_(True)
+    V = V.detach().requires_grad_(True)
+    loss = bench.naive_loss(E, Y, W, V, loops, norm, target)
+    gW, gV = torch.autograd.grad(loss, (W, V))
+    return loss.detach(), gW, gV
+
+
 @pytest.mark.parametrize(
-    "loops,ln,target",
+    "loops,norm,target",
     [
-        (1, True, "normalized"),
-        (1, False, "unnormalized"),
-        (4, True, "subspace"),
-        (3, False, "normalized"),
+        (1, "layernorm", "normalized"),
+        (1, "none", "unnormalized"),
+        (4, "layernorm", "subspace"),
+        (3, "none", "normalized"),
+        *((L, name, "subspace") for name in norms.NORMS for L in (1, 3)),
     ],
 )
-def test_gradients_equal_autograd(loops, ln, target):
+def test_gradients_equal_autograd(loops, norm, target):
     X, a = Task("sphere", 5, 9).sample(32, generator(0))
     E, Y = embed(X, a), targets(X, a, target)
     g = generator(1)
@@ -26,8 +36,8 @@ def test_gradients_equal_autograd(loops, ln, target):
         0.3 * torch.randn(10, 10, generator=g, dtype=torch.float64)
         for _ in range(2)
     )
-    l1, gW1, gV1 = bench.naive_grad(E, Y, W, V, loops, ln, target)
-    l2, gW2, gV2 = engine.Model(loops, ln, target).loss_and_grad(
+    l1, gW1, gV1 = naive_grad(E, Y, W, V, loops, norm, target)
+    l2, gW2, gV2 = engine.Model(loops, norm, target).loss_and_grad(
         E[None], Y[None], W[None], V[None]
     )
     torch.testing.assert_close(l2[0], l1, rtol=1e-12, atol=0)
@@ -53,12 +63,14 @@ def test_training_trajectories_agree(dtype, rtol):
     Wn, Vn = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
     opt = torch.optim.SGD([Wn, Vn], lr=0.1)
     We, Ve = W0[None].clone(), V0[None].clone()
-    model = engine.Model(4, True, "subspace")
+    model = engine.Model(4, "layernorm", "subspace")
     bg = generator(4)
     for _ in range(100):
         idx = torch.randint(512, (64,), generator=bg)
         opt.zero_grad()
-        ln = bench.naive_loss(E[idx], Y[idx], Wn, Vn, 4, True, "subspace")
+        ln = bench.naive_loss(
+            E[idx], Y[idx], Wn, Vn, 4, "layernorm", "subspace"
+        )
         ln.backward()
         opt.step()
         le, gW, gV = model.loss_and_grad(E[idx][None], Y[idx][None], We, Ve)

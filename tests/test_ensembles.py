@@ -13,7 +13,8 @@ import torch
 from lnpower import cache, seeding, stored, tasks
 from lnpower.claims import Result, Spread, ordering, over_seeds, summary
 from lnpower.config import TrainConfig, paper_config
-from lnpower.train import _epochs, fit
+from lnpower.train import fit
+from lnpower.updates import epochs
 
 SMALL = dict(
     d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5
@@ -113,7 +114,7 @@ def test_epoch_sampling_is_passes_without_replacement():
         TrainConfig(**{**SMALL, "seed": s}, sampling="epochs") for s in (0, 1)
     ]
     gens = [tasks.generator(s) for s in (0, 1)]
-    draw = _epochs(cfgs, gens)
+    draw = epochs(cfgs, gens)
     per = SMALL["train_size"] // SMALL["batch"]
     for r in range(2):
         first = torch.cat([draw(t)[r] for t in range(per)])

@@ -78,11 +78,7 @@ def test_divergence_names_step():
     with pytest.raises(
         TrainingDiverged, match=r"diverged at step \d+.*smaller learning rate"
     ):
-        fit(
-            TrainConfig(
-                **SMALL, layer_norm=False, target="unnormalized", lr=50.0
-            )
-        )
+        fit(TrainConfig(**SMALL, norm="none", target="unnormalized", lr=50.0))
 
 
 @pytest.mark.parametrize(
@@ -113,7 +109,7 @@ def _structured_gradient(K, seed, alpha=0.4, beta=1.3, d=6):
     X, a = task.sample(K, torch.Generator().manual_seed(seed))
     E, Y = embed(X, a)[None], targets(X, a, "normalized")[None]
     W, V = model.structured(d, alpha, beta)
-    _, gW, gV = engine.Model(1, True, "normalized").loss_and_grad(
+    _, gW, gV = engine.Model(1, "layernorm", "normalized").loss_and_grad(
         E, Y, W[None], V[None]
     )
     lam, vec = torch.linalg.eigh(X @ X.mT)
@@ -190,7 +186,9 @@ def test_adam_matches_torch_optim_adam():
     for _ in range(c.steps):
         idx = torch.randint(c.train_size, (c.batch,), generator=g)
         opt.zero_grad()
-        bench.naive_loss(E[idx], Y[idx], W, V, 1, True, c.target).backward()
+        bench.naive_loss(
+            E[idx], Y[idx], W, V, 1, "layernorm", c.target
+        ).backward()
         opt.step()
     torch.testing.assert_close(h.W, W.detach(), rtol=1e-9, atol=1e-12)
     torch.testing.assert_close(h.V, V.detach(), rtol=1e-9, atol=1e-12)

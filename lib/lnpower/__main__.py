@@ -52,7 +52,7 @@ TRAIN_OPTIONS = (
     "m",
     "model",
     "loops",
-    "layer_norm",
+    "norm",
     "target",
     "lr",
     "batch",

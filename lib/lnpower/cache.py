@@ -84,7 +84,7 @@ def _name(path: Path) -> str:
     return path.relative_to(HERE).with_suffix("").as_posix()
 
 
-def _imports(module: str) -> set[str]:
+def imports(module: str) -> set[str]:
     """The library modules that ``module`` imports, anywhere in its code; a
     module that imports by computed name (``importlib``) counts as importing
     every module of its package."""
@@ -130,7 +130,7 @@ def closure(module: str) -> tuple[str, ...]:
         m = todo.pop()
         if m not in seen:
             seen.add(m)
-            todo += _imports(m) - seen
+            todo += imports(m) - seen
     return tuple(sorted(seen))
 
 

@@ -61,6 +61,7 @@ def _train_args(r: argparse.ArgumentParser) -> None:
     """The options of ``train``: each left unset takes the paper's setting
     (§5) for the model, read from ``lnpower.config`` (shown in the help)."""
     from .config import MODEL_DEFAULTS, PAPER
+    from .norms import NORMS
 
     loops = ", ".join(f"{k}: {v['loops']}" for k, v in MODEL_DEFAULTS.items())
     target = ", ".join(
@@ -75,19 +76,12 @@ def _train_args(r: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--loops", type=int, default=None, help=f"L (paper default: {loops})"
     )
-    ln = r.add_mutually_exclusive_group()
-    ln.add_argument(
-        "--layer-norm",
-        dest="layer_norm",
-        action="store_true",
+    r.add_argument(
+        "--norm",
+        choices=("none", *NORMS),
         default=None,
-        help="with the paper's LN (the default)",
-    )
-    ln.add_argument(
-        "--no-layer-norm",
-        dest="layer_norm",
-        action="store_false",
-        help="without LN, the layer (4.3)",
+        help="the paper's LN (layernorm, the default), none (the layer "
+        "(4.3)) or another normalisation (lnpower.norms)",
     )
     r.add_argument(
         "--target",

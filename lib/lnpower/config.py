@@ -5,12 +5,13 @@ settings are written down."""
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from . import norms
+from .machine import available_memory, resolve_device  # noqa: F401
 from .tasks import TARGETS, Task
 
 MODELS = ("layer", "looped")
@@ -32,24 +33,6 @@ MODEL_DEFAULTS = {
 FIG5_SNAPSHOTS = (100, 300)  # the snapshots of Fig. 5 (besides T)
 
 
-def resolve_device(device: str) -> torch.device:
-    """``torch.device(device)`` after checking it exists here;
-    ``ValueError`` otherwise."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(
-            f"device {device!r} is not a valid torch device"
-        ) from err
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"device {device!r} requested but no CUDA GPU is available"
-        )
-    if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"device {device!r}: use 'cpu' or 'cuda'")
-    return dev
-
-
 def _positive(name: str, v) -> None:
     if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
         raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -66,7 +49,9 @@ class TrainConfig:
     and ``target`` default to what the paper trains that model with
     (``MODEL_DEFAULTS``): L = 10 on the ``"subspace"`` loss (Dist^2 to V(X),
     Theorem 4.1) for the looped model, L = 1 on the ``"normalized"`` target
-    Sa/||Sa|| (4.4) for the layer (or ``"unnormalized"``, Sa). ``v0`` (V21 =
+    Sa/||Sa|| (4.4) for the layer (or ``"unnormalized"``, Sa). ``norm``:
+    the paper's LN (``"layernorm"``), ``"none"`` (the layer (4.3)) or any
+    normalisation in ``lnpower.norms``. ``v0`` (V21 =
     v0 I at t = 0) is the book's choice; the paper gives none.
     ``optimizer``: ``"sgd"`` (the paper's) or ``"adam"`` (torch.optim.Adam's
     update). ``sampling``: minibatches drawn with replacement at every step
@@ -84,7 +69,7 @@ class TrainConfig:
     m: tuple[int, ...] | None = None
     model: str = "layer"
     loops: int | None = None
-    layer_norm: bool = True
+    norm: str = "layernorm"
     target: str | None = None
     lr: float = 0.1
     batch: int = 128
@@ -115,6 +100,7 @@ class TrainConfig:
         self.snapshot_steps = tuple(int(s) for s in self.snapshot_steps)
         t = self.make_task()
         self.d, self.n = t.d, t.n
+        norms.get(self.norm)  # ValueError naming the registered ones
         if self.target not in TARGETS:
             raise ValueError(
                 f"target must be one of {TARGETS}, got {self.target!r}"
@@ -187,7 +173,7 @@ class TrainConfig:
             self.n,
             self.model,
             self.loops,
-            self.layer_norm,
+            self.norm,
             self.target,
             self.batch,
             self.steps,
@@ -209,48 +195,10 @@ class TrainConfig:
 
     def departures(self) -> list[str]:
         """The assumptions of the paper's theorems that these settings
-        break, one line each (the run is still valid; the theorems just do
-        not describe it)."""
-        out = []
-        if self.task == "sphere" and self.n <= self.d + 1:
-            out.append(
-                f"Assumption 3.2 (A3): with n = {self.n} <= d + 1 = "
-                f"{self.d + 1}, "
-                "E[1/lambda_d(X)] is infinite for Task 1"
-            )
-        if self.batch > self.train_size:
-            out.append(
-                f"a minibatch of {self.batch} from a training set of "
-                f"{self.train_size}: every step sees samples more than once"
-            )
-        if self.init_scale > 0 or self.v0 <= 0:
-            out.append(
-                "the initialisation of Theorems 4.1-4.3 (W = 0, V21 = v0 I "
-                "with v0 > 0)"
-            )
-        if self.optimizer != "sgd":
-            out.append(
-                "gradient descent (§4): the theorems describe (S)GD, not "
-                f"{self.optimizer}"
-            )
-        if self.model == "looped" and self.target != "subspace":
-            out.append(
-                "Theorem 4.1 trains the looped model on Dist^2 to V(X) "
-                "(target "
-                f"'subspace'), not {self.target!r}"
-            )
-        if self.model == "layer" and self.target == "subspace":
-            out.append(
-                "Theorems 4.2 and 4.3 train the layer on a power-step target "
-                "(4.4)"
-            )
-        if self.model == "looped" and not self.layer_norm:
-            out.append("Theorem 4.1 is about the looped model with LN")
-        if self.target == "unnormalized" and self.layer_norm:
-            out.append(
-                "Theorem 4.3 trains the LN layer on the normalised target"
-            )
-        return out
+        break, one line each (``lnpower.assumptions``)."""
+        from .assumptions import departures
+
+        return departures(self)
 
     def memory_bytes(self, runs: int = 1) -> int:
         """Memory the run needs, roughly: data sets, targets and the
@@ -268,22 +216,6 @@ class TrainConfig:
             + 4096
         )
         return int(runs * (data + 2 * engine) * item)
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available now (Linux ``MemAvailable``); None where
-    unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def paper_config(**overrides) -> TrainConfig:

@@ -12,34 +12,24 @@ loop is computed for the last column only, since the output ``y_L`` reads
 nothing else (``V E E^T W e = V E (E^T (W e))`` costs O(d n) instead of
 O(d^2 n)); and the backward pass is written out, so the products shared by
 forward and backward are computed once.
+
+The normalisation is a forward and backward pair from ``lnpower.norms``
+(hand-written for the paper's LN, autograd's for the others). An engine that
+takes every gradient from autograd was measured against this one
+(``python -m lnpower bench``, paper's settings, 2 CPU cores): ``torch.func``
+(``vmap`` of ``grad`` over runs) reaches about 40 % of its steps/s for the
+looped model and 50 % for the layer; ``torch.compile`` of the model's own
+forward and backward comes within 15 % per step but first compiles for 8-20 s
+at every new shape, longer than a whole paper run of the layer (about 1 s).
+So the backward pass stays written out.
 """
 
 from __future__ import annotations
 
 import torch
 
+from . import norms
 from .tasks import per_sample_loss
-
-
-class Batcher:
-    """Minibatches ``data[r, idx[r]]`` for every run r (data ``(R, K,
-    ...)``, idx ``(R, B)``), written into one buffer reused at every call (a
-    fresh batch each step costs page faults; this made a layer's training
-    about 25 % faster): a result is valid until the next call."""
-
-    def __init__(self, data: torch.Tensor, batch: int):
-        R, K = data.shape[:2]
-        self.flat = data.reshape(R * K, *data.shape[2:])
-        self.offset = torch.arange(R, device=data.device)[:, None] * K
-        self.out = torch.empty(
-            (R * batch, *data.shape[2:]), dtype=data.dtype, device=data.device
-        )
-
-    def __call__(self, idx: torch.Tensor) -> torch.Tensor:
-        torch.index_select(
-            self.flat, 0, (idx + self.offset).flatten(), out=self.out
-        )
-        return self.out.view(*idx.shape, *self.flat.shape[1:])
 
 
 def _loss_grad_y(y, Y, target):
@@ -53,12 +43,6 @@ def _loss_grad_y(y, Y, target):
 
 def _col(v: torch.Tensor) -> torch.Tensor:
     return v.unsqueeze(-1)
-
-
-def _col_norm(Z: torch.Tensor, dim: int) -> torch.Tensor:
-    """Euclidean norms along ``dim`` (kept); faster than ``vector_norm``
-    over a strided dim."""
-    return (Z * Z).sum(dim, keepdim=True).sqrt()
 
 
 def _shared(
@@ -116,8 +100,9 @@ class Model:
     a fifth of a step), so one instance must not be called from two threads
     at once. Returned tensors never alias the buffers."""
 
-    def __init__(self, loops: int, layer_norm: bool, target: str):
-        self.loops, self.layer_norm, self.target = loops, layer_norm, target
+    def __init__(self, loops: int, norm: str, target: str):
+        self.loops, self.target = loops, target
+        self.norm = norms.get(norm)  # None: no normalisation
         self._buffers: dict[tuple, dict[str, torch.Tensor]] = {}
 
     def _workspace(
@@ -139,14 +124,12 @@ class Model:
                 "A": new(slots, R * B, N, D),
                 "C": new(slots, R * B, N, D),
                 "G": new(slots, R * B, D, D),
-                "r": new(slots, R * B, N, 1),
                 # backward: two alternating dF/dZ buffers, dC, dA, dG, dG +
-                # dG^T, row sums
+                # dG^T
                 "dF": new(2, R * B, N, D),
                 "dC": new(R * B, N, D),
                 "dA": new(R * B, N, D),
                 "dG": new(2, R * B, D, D),
-                "s": new(R * B, N, 1),
             }
         return self._buffers[key]
 
@@ -173,14 +156,13 @@ class Model:
             torch.bmm(A, G, out=C)
             F_next.copy_(F)
             _shared(C, V.mT, R, out=F_next, accumulate=True)
-            r = None
-            if self.layer_norm:
-                r = torch.linalg.vector_norm(
-                    F_next, dim=-1, keepdim=True, out=ws["r"][s]
-                )
-                F_next.div_(r)
+            back = None
+            if self.norm is not None:
+                Y, back = self.norm.forward(F_next, -1)
+                if Y is not F_next:
+                    F_next.copy_(Y)
             if keep:
-                saved.append((F, A, G, C, r, F_next))
+                saved.append((F, A, G, C, back))
             F = F_next
         if L > 1:
             E = F.view(R, B, N, D).mT
@@ -189,9 +171,8 @@ class Model:
         Eu = (E.mT @ _col(u))[..., 0]
         Gu = (E @ _col(Eu))[..., 0]
         z = e + _rmul(V, Gu)
-        r = _col_norm(z, -1) if self.layer_norm else None
-        yf = z / r if self.layer_norm else z
-        return yf, (saved, E, e, u, Eu, Gu, r) if keep else None
+        yf, back = (z, None) if self.norm is None else self.norm.forward(z, -1)
+        return yf, (saved, E, e, u, Eu, Gu, back) if keep else None
 
     def predict(self, E, W, V):
         """``y_L`` for every sample: ``(R, B, d)``."""
@@ -205,7 +186,7 @@ class Model:
     def loss_and_grad(self, E, Y, W, V):
         """Loss per run and its gradients with respect to W and V (each
         run's own mean)."""
-        yf, (saved, E_last, e, u, Eu, Gu, r) = self._forward(
+        yf, (saved, E_last, e, u, Eu, Gu, back) = self._forward(
             E, W, V, keep=True
         )
         d = yf.shape[-1] // 2
@@ -214,11 +195,7 @@ class Model:
         dyf = torch.zeros_like(yf)
         dyf[..., d:] = gy / B
         # last loop, last column: z = e + V E E^T W e
-        dz = (
-            (dyf - yf * (yf * dyf).sum(-1, keepdim=True)) / r
-            if self.layer_norm
-            else dyf
-        )
+        dz = dyf if back is None else back(dyf)
         gV = _outer_sum(dz, Gu)
         q = _rmul(V.mT, dz)
         Eq = (E_last.mT @ _col(q))[..., 0]
@@ -235,20 +212,12 @@ class Model:
         dF4[..., -1, :] += dz + _rmul(W.mT, Gq)
         dC, dA, dG, dGs = ws["dC"], ws["dA"], ws["dG"][0], ws["dG"][1]
         # full loops, last to first (transposed layout, see _forward)
-        for i, (F, A, G, C, r_l, F_out) in reversed(list(enumerate(saved))):
-            if self.layer_norm:
-                s = torch.sum(
-                    torch.mul(F_out, dF, out=dZ_other),
-                    -1,
-                    keepdim=True,
-                    out=ws["s"],
-                )
-                dZ = torch.addcmul(dF, F_out, s, value=-1, out=dZ_other).div_(
-                    r_l
-                )
-                dZ_other = dF
-            else:
+        for i, (F, A, G, C, back) in reversed(list(enumerate(saved))):
+            if back is None:
                 dZ = dF
+            else:
+                dZ = back(dF, out=dZ_other)
+                dZ_other = dF
             _shared_sum(dZ, C, R, out=gV)
             _shared(dZ, V, R, out=dC)
             torch.bmm(dC, G, out=dA)

@@ -13,15 +13,13 @@ from collections.abc import Callable
 
 import torch
 
-Norm = Callable[[torch.Tensor], torch.Tensor] | None
+from .norms import resolve
+from .norms.layernorm import layernorm
 
+# the paper's LN (§3.2), defined with the other normalisations in lnpower.norms
+layer_norm = layernorm
 
-def layer_norm(Z: torch.Tensor) -> torch.Tensor:
-    """The paper's LN: every column (token) scaled to unit Euclidean norm,
-    ``LN(Z)_{:,j} = Z_{:,j} / ||Z_{:,j}||``. No centring and no gain: the
-    book's reading of §3.2, the only one under which the display of E^(1)
-    in §4.1 holds (the unit columns of X pass through unchanged)."""
-    return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)
+Norm = Callable[[torch.Tensor], torch.Tensor] | str | None
 
 
 def attention(
@@ -32,13 +30,17 @@ def attention(
 
 
 def layer(
-    E: torch.Tensor, W: torch.Tensor, V: torch.Tensor, norm: Norm = layer_norm
+    E: torch.Tensor,
+    W: torch.Tensor,
+    V: torch.Tensor,
+    norm: Norm = "layernorm",
 ) -> torch.Tensor:
     """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5); with ``norm=None``
-    the layer ``E + V E E^T W E`` (4.3) without LN. Any other column
-    normalisation can be passed as ``norm`` (Part V compares several,
-    ``lnpower.variants``)."""
+    (or ``"none"``) the layer ``E + V E E^T W E`` (4.3) without LN. Any
+    other column normalisation can be passed as ``norm``, by its name in
+    ``lnpower.norms`` or as a function of Z (Part V compares several)."""
     Z = E + attention(E, W, V)
+    norm = resolve(norm)
     return Z if norm is None else norm(Z)
 
 
@@ -47,7 +49,7 @@ def looped(
     W: torch.Tensor,
     V: torch.Tensor,
     L: int,
-    norm: Norm = layer_norm,
+    norm: Norm = "layernorm",
     return_all: bool = False,
 ):
     """The looped model (3.1): ``E^(l) = TF(E^(l-1))`` for l = 1..L with
@@ -75,7 +77,7 @@ def predict(
     W: torch.Tensor,
     V: torch.Tensor,
     L: int = 1,
-    norm: Norm = layer_norm,
+    norm: Norm = "layernorm",
 ) -> torch.Tensor:
     """The prediction ``y_L(E; theta)`` of the looped model (3.1); L = 1 is
     the single layer: ``(..., d)``. The same as ``output(looped(...))``, but
@@ -86,6 +88,7 @@ def predict(
         E = looped(E, W, V, L - 1, norm)
     e = E[..., -1:]
     z = e + V @ (E @ (E.mT @ (W @ e)))
+    norm = resolve(norm)
     return output(z if norm is None else norm(z))
 
 

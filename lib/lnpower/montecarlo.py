@@ -89,8 +89,9 @@ def memory_bytes(task: Task, samples: int, chunk: int = 50_000) -> int:
     use: some sixteen float64 arrays of samples x d (the spectrum, the
     coordinates and what the theory computes from them) and one chunk of
     matrices X for the eigensolver."""
-    return 8 * (16 * samples * task.d + 4 * min(chunk, samples) * task.d
-                * task.n)
+    return 8 * (
+        16 * samples * task.d + 4 * min(chunk, samples) * task.d * task.n
+    )
 
 
 def check_memory(task: Task, samples: int, chunk: int = 50_000) -> None:

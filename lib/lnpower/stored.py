@@ -29,14 +29,14 @@ from . import cache as _cache
 from .config import PAPER, TrainConfig, paper_config
 from .history import History
 from .runs import FIG3, tasks_at
-from .train import TRAINING_MODULES, fit_many
+from .train import TRAINING_MODULES, fit_many, norm_fingerprint
 
 FOLDER = Path(__file__).parent / "stored_runs"
 EPOCHS = (100, 300, 2000)  # Fig. 5's snapshots and T, read as epochs
 NAMES = {
     "layer": {},
-    "no-ln-normalized": {"layer_norm": False, "target": "normalized"},
-    "no-ln-unnormalized": {"layer_norm": False, "target": "unnormalized"},
+    "no-ln-normalized": {"norm": "none", "target": "normalized"},
+    "no-ln-unnormalized": {"norm": "none", "target": "unnormalized"},
 }
 # Fig. 3's other (d, n), the LN layer; its (16, 32) is "layer"
 NAMES.update(
@@ -88,10 +88,12 @@ def configs(name: str, seed: int = 0) -> list[TrainConfig]:
     ]
 
 
-def fingerprint() -> str:
-    """The code that trains a run (the modules of the training cache's
-    keys)."""
-    return _cache.code_fingerprint(TRAINING_MODULES)
+def fingerprint(config: TrainConfig) -> str:
+    """The code that trains the run ``config`` (what the training cache's
+    keys cover: ``TRAINING_MODULES`` and the run's normalisation)."""
+    code = _cache.code_fingerprint(TRAINING_MODULES)
+    norm = norm_fingerprint(config.norm)
+    return code if norm is None else f"{code}-{norm}"
 
 
 def _cpu() -> str:
@@ -130,7 +132,7 @@ def save(h: History, name: str, seconds: float) -> Path:
     )
     record = {
         "config": dataclasses.asdict(c),
-        "fingerprint": fingerprint(),
+        "fingerprint": fingerprint(c),
         "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
         "torch": torch.__version__,
         "wall_seconds": round(seconds, 1),
@@ -166,10 +168,10 @@ def check(name: str, seed: int = 0) -> None:
                 "one "
                 "the code asks for now; run `python -m lnpower stored-runs`"
             )
-        if rec["fingerprint"] != fingerprint():
+        if rec["fingerprint"] != fingerprint(c):
             raise ValueError(
                 f"stored run {name}/{c.task} was trained by other code "
-                f"(fingerprint {rec['fingerprint']}, now {fingerprint()}); "
+                f"(fingerprint {rec['fingerprint']}, now {fingerprint(c)}); "
                 "run `python -m lnpower stored-runs`"
             )
 

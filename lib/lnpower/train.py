@@ -9,19 +9,18 @@ data, seed and step size, and gets the same numbers as when trained alone.
 from __future__ import annotations
 
 import dataclasses
-import math
-import os
-import sys
+import hashlib
 import time
 
 import numpy as np
 import torch
 
 from . import cache as _cache
-from . import engine
-from .config import ADAM, DTYPES, TrainConfig, available_memory, resolve_device
+from . import engine, norms, updates
+from .config import DTYPES, TrainConfig, available_memory, resolve_device
 from .history import History
 from .model import active_weights, structured
+from .progress import progress_bar
 from .tasks import embed, generator, targets
 
 STREAMS = (
@@ -35,12 +34,33 @@ STREAMS = (
 TRAINING_MODULES = (
     "engine",
     "model",
+    "norms/__init__",
     "tasks",
     "subspace",
     "config",
     "train",
+    "updates",
     "seeding",
 )
+
+
+def norm_fingerprint(name: str) -> str | None:
+    """What identifies the code of normalisation ``name`` beyond
+    ``TRAINING_MODULES``: the code of its module in ``lnpower.norms`` and of
+    the norm modules that one imports, or the source of a function
+    registered from elsewhere (a short hash); None for ``"none"``."""
+    if name == "none":
+        return None
+    module = norms.module_of(name)
+    if module is None:
+        return hashlib.sha256(norms.source(name).encode()).hexdigest()[:20]
+    mods = {f"norms/{module}"}
+    mods |= {
+        m
+        for m in _cache.imports(f"norms/{module}")
+        if m.startswith("norms/") and m != "norms/__init__"
+    }
+    return _cache.code_fingerprint(tuple(sorted(mods)))
 
 
 class TrainingDiverged(RuntimeError):
@@ -94,60 +114,6 @@ def initial_weights(config: TrainConfig):
     return W, V
 
 
-def show_progress() -> bool:
-    """Progress bars by default in a terminal and in Jupyter or Colab, never
-    when ``LNPOWER_PROGRESS=0`` (the book's build and tests set it)."""
-    if os.environ.get("LNPOWER_PROGRESS", "1") == "0":
-        return False
-    return sys.stderr.isatty() or "ipykernel" in sys.modules
-
-
-def progress_bar(total: int, desc: str, progress: bool | None = None):
-    """A tqdm bar that appears only after 2 s (quick work shows nothing):
-    the notebook widget in Jupyter and Colab (where ipywidgets is
-    installed), text elsewhere."""
-    if progress is None:
-        progress = show_progress()
-    bar = None
-    if progress and "ipykernel" in sys.modules:
-        try:
-            import ipywidgets  # noqa: F401
-            from tqdm.notebook import tqdm as bar
-        except ImportError:
-            pass
-    if bar is None:
-        from tqdm.std import tqdm as bar
-    return bar(
-        total=total, desc=desc, disable=not progress, leave=False, delay=2.0
-    )
-
-
-def _sgd(W, V, lr):
-    """The update ``theta -= eta * grad`` (in place)."""
-
-    def step(t, gW, gV):
-        W.sub_(lr * gW)
-        V.sub_(lr * gV)
-
-    return step
-
-
-def _adam(W, V, lr):
-    """torch.optim.Adam's update (in place), written out so that each run
-    keeps its own lr."""
-    b1, b2, eps = ADAM
-    moments = [(torch.zeros_like(P), torch.zeros_like(P)) for P in (W, V)]
-
-    def step(t, gW, gV):
-        for P, g, (m, s) in zip((W, V), (gW, gV), moments):
-            m.lerp_(g, 1 - b1)
-            s.mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (s.sqrt() / math.sqrt(1 - b2**t)).add_(eps)
-            P.sub_(lr / (1 - b1**t) * m / denom)
-
-    return step
-
-
 def fit(
     config: TrainConfig, progress: bool | None = None, cache=None
 ) -> History:
@@ -179,7 +145,7 @@ def fit_many(
         )
     return _cache.cached(
         "fit",
-        [dataclasses.asdict(c) for c in configs],
+        [[dataclasses.asdict(c) for c in configs], norm_fingerprint(c0.norm)],
         TRAINING_MODULES,
         lambda: _train(configs, progress),
         lambda hist, folder: [
@@ -191,25 +157,6 @@ def fit_many(
         cache,
         wait,
     )
-
-
-def _epochs(configs: list[TrainConfig], gens):
-    """Minibatch indices for passes without replacement: step t takes the (t
-    mod P)-th batch of its epoch's permutation, P = train_size // batch, a
-    new permutation per epoch."""
-    c0 = configs[0]
-    per = c0.train_size // c0.batch
-    perm = [None]
-
-    def draw(t):
-        if t % per == 0:
-            perm[0] = torch.stack(
-                [torch.randperm(c0.train_size, generator=g) for g in gens]
-            )
-        i = (t % per) * c0.batch
-        return perm[0][:, i : i + c0.batch]
-
-    return draw
 
 
 def _check_memory(configs: list[TrainConfig]) -> None:
@@ -242,11 +189,12 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
         :, None, None
     ]
     batch_gens = [generator(seeds(c.seed)["batches"]) for c in configs]
-    step = _adam(W, V, lr) if c0.optimizer == "adam" else _sgd(W, V, lr)
-    model = engine.Model(c0.loops, c0.layer_norm, c0.target)
+    update = updates.adam if c0.optimizer == "adam" else updates.sgd
+    step = update(W, V, lr)
+    model = engine.Model(c0.loops, c0.norm, c0.target)
     take_E, take_Y = (
-        engine.Batcher(E_tr, c0.batch),
-        engine.Batcher(Y_tr, c0.batch),
+        updates.Batcher(E_tr, c0.batch),
+        updates.Batcher(Y_tr, c0.batch),
     )
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
@@ -271,18 +219,7 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
                 h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
             evaluating[0] += time.perf_counter() - t_ev
 
-    draw = (
-        _epochs(configs, batch_gens)
-        if c0.sampling == "epochs"
-        else (
-            lambda t: torch.stack(
-                [
-                    torch.randint(c0.train_size, (c0.batch,), generator=g)
-                    for g in batch_gens
-                ]
-            )
-        )
-    )
+    draw = updates.minibatches(configs, batch_gens)
     record(0)
     with progress_bar(
         c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress

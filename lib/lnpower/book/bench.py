@@ -1,34 +1,54 @@
-"""The naive reference (plain PyTorch autograd and ``torch.optim.SGD``) and
-the benchmark that compares it with the engine (``python -m lnpower
-bench``)."""
+"""The benchmark (``python -m lnpower bench``): the hand-written engine
+against engines whose gradients come from autograd, on the same data and
+weights. The autograd engines: the naive reference (the model's forward pass
+in full, ``torch.optim.SGD``), ``torch.func`` (``vmap`` of ``grad`` over
+runs, through ``model.predict``, which computes the last loop's last column
+only) and ``torch.compile`` of the same forward and backward."""
 
 from __future__ import annotations
 
 import time
 
 import torch
+from torch.func import grad_and_value, vmap
 
 from .. import engine
 from ..config import resolve_device
-from ..model import layer_norm, looped, output, structured
+from ..model import looped, output, predict, structured
 from ..tasks import Task, embed, generator, per_sample_loss, targets
 
 
-def naive_loss(E, Y, W, V, loops: int, ln: bool, target: str):
+def naive_loss(E, Y, W, V, loops: int, norm: str, target: str):
     """The model's own forward pass, every loop in full as the equations read
     (``lnpower.model.looped``), and the loss, averaged over the batch.
     E ``(B, 2d, n+1)``, W, V ``(2d, 2d)``."""
-    y = output(looped(E, W, V, loops, layer_norm if ln else None))
+    y = output(looped(E, W, V, loops, norm))
     return per_sample_loss(y, Y, target).mean()
 
 
-def naive_grad(E, Y, W, V, loops: int, ln: bool, target: str):
-    """Loss and autograd gradients of :func:`naive_loss`."""
-    W = W.detach().requires_grad_(True)
-    V = V.detach().requires_grad_(True)
-    loss = naive_loss(E, Y, W, V, loops, ln, target)
-    gW, gV = torch.autograd.grad(loss, (W, V))
-    return loss.detach(), gW, gV
+def autograd_step(loops: int, norm: str, target: str):
+    """Loss and gradients per run by autograd through ``model.predict``,
+    vectorised over runs with ``torch.func``: ``(W, V, E, Y)`` batched like
+    the engine's arguments -> ``((gW, gV), loss)``."""
+
+    def loss(W, V, E, Y):
+        y = predict(E, W, V, loops, norm)
+        return per_sample_loss(y, Y, target).mean()
+
+    return vmap(grad_and_value(loss, argnums=(0, 1)))
+
+
+def compiled_step(loops: int, norm: str, target: str):
+    """The same loss and gradients, ``torch.compile``-d (forward and
+    backward as one graph; compiled at its first call per shape)."""
+
+    def step(W, V, E, Y):
+        W, V = W.detach().requires_grad_(), V.detach().requires_grad_()
+        y = predict(E, W[:, None], V[:, None], loops, norm)
+        loss = per_sample_loss(y, Y, target).mean(-1)
+        return torch.autograd.grad(loss.sum(), (W, V)), loss.detach()
+
+    return torch.compile(step)
 
 
 def engine_flops(L: int, B: int, d: int, n: int) -> float:
@@ -83,11 +103,15 @@ def compare(
     repeats: int = 7,
     device: str = "cpu",
     lr: float = 0.1,
+    autograd: bool = True,
 ) -> dict:
-    """Steps/s of the engine and of the naive reference on identical data
-    and initial weights (the paper's settings by default, float32). Blocks
-    of the two are interleaved so that both see the same machine state; each
-    rate is the best block."""
+    """Steps/s of the engine and of the autograd engines (the naive
+    reference; with ``autograd``, also ``torch.func`` and ``torch.compile``)
+    on identical data and initial weights (the paper's settings by default,
+    float32). Blocks of each are interleaved so that all see the same
+    machine state; each rate is the best block. ``efficiency``: the engine's
+    useful floating-point rate (:func:`engine_flops`) over the machine's
+    matmul peak; ``first_step_s``: the first step, compilation included."""
     dev = resolve_device(device)
     target = "subspace" if loops > 1 else "normalized"
     X, a = Task("sphere", d, n).sample(batch, generator(0))
@@ -105,34 +129,24 @@ def compare(
         (V0 + noise[1]).to(dev, torch.float32),
     )
 
-    Wn, Vn = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
-    opt = torch.optim.SGD([Wn, Vn], lr=lr)
-
-    def naive_step():
-        opt.zero_grad()
-        naive_loss(E, Y, Wn, Vn, loops, True, target).backward()
-        opt.step()
-
-    model = engine.Model(loops, True, target)
-    We, Ve = W0[None].clone(), V0[None].clone()
-
-    def engine_step():
-        _, gW, gV = model.loss_and_grad(E[None], Y[None], We, Ve)
-        We.sub_(lr * gW)
-        Ve.sub_(lr * gV)
-
+    steps_of = _engines(E, Y, W0, V0, loops, target, lr, autograd)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    for f in (naive_step, engine_step):  # warm-up
-        for _ in range(3):
+    first = {}
+    for name, f in steps_of.items():  # warm-up (compiles), timed once
+        t0 = time.perf_counter()
+        f()
+        sync()
+        first[name] = time.perf_counter() - t0
+        for _ in range(2):
             f()
-    rates = {"naive": 0.0, "engine": 0.0}
+    rates = dict.fromkeys(steps_of, 0.0)
     for _ in range(repeats):
-        for name, f in (("naive", naive_step), ("engine", engine_step)):
+        for name, f in steps_of.items():
             rates[name] = max(
                 rates[name], _best_rate(lambda f=f: (f(), sync()), steps, 1)
             )
     peak = peak_gflops(device=dev)
-    gflops = engine_flops(loops, batch, d, n) * rates["engine"] / 1e9
+    flops = engine_flops(loops, batch, d, n)
     return {
         "model": "looped" if loops > 1 else "layer",
         "loops": loops,
@@ -143,10 +157,53 @@ def compare(
         "engine_steps_per_s": rates["engine"],
         "naive_steps_per_s": rates["naive"],
         "speedup": rates["engine"] / rates["naive"],
-        "gflops": gflops,
+        "gflops": flops * rates["engine"] / 1e9,
         "peak_gflops": peak,
-        "efficiency": gflops / peak,
+        "efficiency": flops * rates["engine"] / 1e9 / peak,
+        "engines": {
+            name: {
+                "steps_per_s": rate,
+                "vs_engine": rate / rates["engine"],
+                "efficiency": flops * rate / 1e9 / peak,
+                "first_step_s": first[name],
+            }
+            for name, rate in rates.items()
+        },
     }
+
+
+def _engines(E, Y, W0, V0, loops, target, lr, autograd: bool) -> dict:
+    """One SGD step of each engine on ``(E, Y)`` from ``(W0, V0)``, as
+    functions of nothing: ``naive``, ``engine`` and, with ``autograd``,
+    ``torch.func`` and ``torch.compile``."""
+    Wn, Vn = W0.clone().requires_grad_(True), V0.clone().requires_grad_(True)
+    opt = torch.optim.SGD([Wn, Vn], lr=lr)
+
+    def naive():
+        opt.zero_grad()
+        naive_loss(E, Y, Wn, Vn, loops, "layernorm", target).backward()
+        opt.step()
+
+    model = engine.Model(loops, "layernorm", target)
+    out = {"naive": naive}
+    updates = {
+        "engine": lambda W, V: model.loss_and_grad(E[None], Y[None], W, V)[1:]
+    }
+    if autograd:
+        func = autograd_step(loops, "layernorm", target)
+        comp = compiled_step(loops, "layernorm", target)
+        updates["torch.func"] = lambda W, V: func(W, V, E[None], Y[None])[0]
+        updates["torch.compile"] = lambda W, V: comp(W, V, E[None], Y[None])[0]
+    for name, grads in updates.items():
+        W, V = W0[None].clone(), V0[None].clone()
+
+        def step(W=W, V=V, grads=grads):
+            gW, gV = grads(W, V)
+            W.sub_(lr * gW)
+            V.sub_(lr * gV)
+
+        out[name] = step
+    return out
 
 
 PLAIN_LOOP = """

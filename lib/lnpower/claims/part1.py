@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import inference, model, symbolic, tasks, theory
+from .. import inference, model, shifts, symbolic, tasks, theory
 from ..config import PAPER
 from ..runs import BIG, paper_task, sample
 from ..tasks import Task
@@ -157,7 +157,7 @@ def _a2():
         for f in (lam1, row)
     ]
     control = invariance_z(
-        row, tasks.anisotropic(20_000, PAPER.d, PAPER.n, g), Q
+        row, shifts.anisotropic(20_000, PAPER.d, PAPER.n, g), Q
     )
     ok = max(zs) < 4 and control > 10
     return (

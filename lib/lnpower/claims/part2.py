@@ -239,7 +239,7 @@ def _looped_exp():
 
 
 def _no_ln(target):
-    return ensemble("layer", layer_norm=False, target=target)
+    return ensemble("layer", norm="none", target=target)
 
 
 def gamma_star(task: str, target: str) -> float:
@@ -330,8 +330,8 @@ def test_loss_stderr(h) -> float:
     population value."""
     c = h.config
     E, Y = train.dataset(c, "test")
-    norm = model.layer_norm if c.layer_norm else None
-    y = model.predict(E.double(), h.W.double(), h.V.double(), c.loops, norm)
+    W, V = h.W.double(), h.V.double()
+    y = model.predict(E.double(), W, V, c.loops, c.norm)
     losses = subspace.per_sample_loss(y, Y.double(), c.target)
     return float(losses.std() / np.sqrt(len(losses)))
 

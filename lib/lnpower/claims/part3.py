@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import torch
 
-from .. import inference, tasks, theory
+from .. import inference, shifts, tasks, theory
 from ..config import PAPER
 from ..runs import ensemble_size, paper_runs, paper_task, sample
 from ..tasks import Task
@@ -31,8 +31,8 @@ def test_points(
     X = {
         "Task 1": paper_task("sphere").sample_X(count, g),
         "Task 2": paper_task("rotated").sample_X(count, g),
-        "anisotropic": tasks.anisotropic(count, D, N, g),
-        "low rank + noise": tasks.low_rank_noise(count, D, N, g),
+        "anisotropic": shifts.anisotropic(count, D, N, g),
+        "low rank + noise": shifts.low_rank_noise(count, D, N, g),
         "top multiplicity 2": Task(
             "rotated", m=(3, 3) + (2,) * 12 + (1, 1)
         ).sample_X(count, g),

@@ -481,7 +481,7 @@ def _saddle():
     source="book",
 )
 def _departure():
-    hs = ensemble("layer", layer_norm=False, target="normalized")["sphere"]
+    hs = ensemble("layer", norm="none", target="normalized")["sphere"]
     L1 = theory.no_ln_optimum(sample("sphere", BIG), "normalized")["loss"]
     ratio = np.array([max(h.train_loss[-1], h.test_loss[-1]) / L1 for h in hs])
     return over_seeds(
