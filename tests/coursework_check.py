@@ -1,11 +1,14 @@
-"""Every chapter's problem set grades as it should, with the chapter alone
-in an empty folder.
+"""Every chapter's problem set grades as it should, with the problem set
+alone in an empty folder.
 
-For each teaching chapter, three kinds of edition are graded with the
-chapter's tests, the chapter's body executed once
+Each teaching chapter ``book/NAME.ipynb`` has its graded problem set in a
+companion notebook ``book/NAME_problems.ipynb``; the chapter itself holds no
+graded part, test or answer cell. For each problem set, three kinds of
+edition are graded with its tests, its set-up executed once
 (``assignments.grade_editions``):
 
-- the instructor edition (the chapter itself): full marks, at least 4 graded
+- the instructor edition (the problem set itself): full marks, at least 4
+  graded
   parts and 8 points, no error anywhere;
 - the student edition (``python -m lnpower assignments student``): zero,
   every part "not attempted", and every cell outside the exercises still
@@ -15,8 +18,9 @@ chapter's tests, the chapter's body executed once
   zero and full, or zero with the expected message, and every other part
   keeps full marks.
 
-Static checks too: each exercise title states its graded parts' points, and
-the course plan (book/course.md) states each chapter's parts and points.
+Static checks too: each exercise title states its graded parts' points, the
+course plan (book/course.md) states each chapter's parts and points, and no
+teaching chapter contains grading scaffolding.
 
 Then, for the chapters in ``--otter`` (default: transformer; ``all`` for
 every chapter), the Otter export is built (``python -m lnpower assignments
@@ -26,7 +30,7 @@ the student notebook (zero). Chapters are graded two at a time (``--jobs``),
 each in its own kernel.
 
 Usage: ``python tests/coursework_check.py [--otter all|none|NAME,...]
-[--jobs N] [chapter ...]``; exits non-zero on any failure.
+[--jobs N] [problem set ...]``; exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -62,6 +66,13 @@ CHAPTERS = (
     "beyond",
 )
 MIN_PARTS, MIN_POINTS = 4, 8
+SCAFFOLDING = {"solution", "test", "answer"}  # cell tags of a problem set
+
+
+def chapter_of(problems: Path) -> str:
+    """The teaching chapter of a problem set: ``with_ln_problems`` ->
+    ``with_ln``."""
+    return problems.stem.removesuffix("_problems")
 # seconds to grade each chapter after nbval (one thread each, 2026-12-01): the
 # longest start first (the Otter round trip, about 27 s, starts before all of
 # them)
@@ -271,11 +282,25 @@ def static_problems(chapter: Path, qs: list, nb) -> list[str]:
         for r in COURSE.read_text().splitlines()
         if r.startswith("|")
         and len(r.split("|")) > 6
-        and f"{{doc}}`{chapter.stem}`" in r.split("|")[2]
+        and f"{{doc}}`{chapter_of(chapter)}`" in r.split("|")[2]
     ]
+    teaching = nbformat.read(
+        chapter.with_name(f"{chapter_of(chapter)}.ipynb"), as_version=4
+    )
+    scaffolding = [
+        i
+        for i, c in enumerate(teaching.cells)
+        if SCAFFOLDING & set(c.get("metadata", {}).get("tags", []))
+        or A.is_test(c)
+    ]
+    if scaffolding or A.questions(teaching):
+        problems.append(
+            f"{chapter_of(chapter)}: grading cells in the chapter "
+            f"({scaffolding}); they belong in {chapter.name}"
+        )
     if len(rows) != 1:
         return problems + [
-            f"course.md: expected one row for {chapter.stem}, found "
+            f"course.md: expected one row for {chapter_of(chapter)}, found "
             f"{len(rows)}"
         ]
     parts, points = (c.strip() for c in rows[0].split("|")[4:6])
@@ -296,7 +321,7 @@ def grade_chapter(chapter: Path, work: Path) -> tuple[str, list[str], dict]:
     src = nbformat.read(alone / chapter.name, as_version=4)
     qs = A.questions(src)
     editions = {"instructor": src, "student": A.student_edition(src)}
-    for k, (part, source, _) in enumerate(WRONG.get(chapter.stem, [])):
+    for k, (part, source, _) in enumerate(WRONG.get(chapter_of(chapter), [])):
         editions[f"wrong-{k}"] = A.with_answer(src, part, source)
     # a body cell may train the paper's models when the cache is cold: allow it
     # an hour
@@ -304,7 +329,7 @@ def grade_chapter(chapter: Path, work: Path) -> tuple[str, list[str], dict]:
         alone / chapter.name, editions, timeout=600, body_timeout=3600
     )
     problems = static_problems(chapter, qs, src) + check_outcomes(
-        chapter.stem, res, qs
+        chapter_of(chapter), res, qs
     )
     summary = {
         "parts": len(qs),
@@ -368,7 +393,9 @@ def otter_chapter(chapter: Path, work: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument(
-        "chapters", nargs="*", help="chapter notebooks (default: the seven)"
+        "chapters",
+        nargs="*",
+        help="problem set notebooks (default: the seven)",
     )
     p.add_argument(
         "--otter",
@@ -384,9 +411,9 @@ def main(argv: list[str]) -> int:
     )
     args = p.parse_args(argv)
     chapters = [Path(a).resolve() for a in args.chapters] or [
-        ROOT / "book" / f"{c}.ipynb" for c in CHAPTERS
+        ROOT / "book" / f"{c}_problems.ipynb" for c in CHAPTERS
     ]
-    names = {c.stem for c in chapters}
+    names = {chapter_of(c) for c in chapters}
     with_otter = (
         names
         if args.otter == "all"
@@ -424,9 +451,13 @@ def main(argv: list[str]) -> int:
         ), problems
 
     with tempfile.TemporaryDirectory(prefix="lnpower-coursework-") as tmp:
-        jobs = [(round_trip, c) for c in chapters if c.stem in with_otter] + [
+        jobs = [
+            (round_trip, c) for c in chapters if chapter_of(c) in with_otter
+        ] + [
             (grade, c)
-            for c in sorted(chapters, key=lambda c: -SECONDS.get(c.stem, 0))
+            for c in sorted(
+                chapters, key=lambda c: -SECONDS.get(chapter_of(c), 0)
+            )
         ]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = [pool.submit(f, c, Path(tmp)) for f, c in jobs]

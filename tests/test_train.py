@@ -200,49 +200,21 @@ def test_adam_matches_torch_optim_adam():
         TrainConfig(optimizer="rmsprop")
 
 
-def test_normalisations():
+def test_variants_train_through_fit_and_learnable_rows_share_its_batches():
+    """The study's fixed rows are fit's runs; a learnable gain starts at 1,
+    so after one step of the same batch W and V are fit's (float64)."""
     from lnpower import variants
 
-    # a seeded draw (the global generator made this test pass or fail by
-    # chance)
-    Z = torch.randn(
-        3,
-        8,
-        5,
-        dtype=torch.float64,
-        generator=torch.Generator().manual_seed(0),
-    )
-    ones = torch.ones(3, 5, dtype=torch.float64)
-    torch.testing.assert_close(
-        variants.normaliser("column")(Z).norm(dim=-2), ones
-    )
-    torch.testing.assert_close(
-        variants.normaliser("rms")(Z).norm(dim=-2), 8**0.5 * ones
-    )
-    Y = variants.normaliser("layernorm")(Z)
-    assert (
-        Y.mean(-2).abs().max() < 1e-12
-        and (Y.var(-2, unbiased=False) - 1).abs().max() < 1e-4
-    )
-    two = torch.full((8,), 2.0, dtype=torch.float64)
-    torch.testing.assert_close(variants.normaliser("none", two)(Z), 2 * Z)
-    assert variants.normaliser("none") is None
-    with pytest.raises(ValueError, match="normalisation"):
-        variants.normaliser("batchnorm")
-
-
-def test_column_variant_is_the_engine():
-    """The autograd study of lnpower.variants with the paper's LN trains the
-    same layer as the engine (float64: the same test loss to 1e-10)."""
-    from lnpower import variants
-
-    c = TrainConfig(**SMALL, dtype="float64")
-    r = variants.train_layer("column", False, c)
-    assert abs(r["test_loss"] / fit(c).test_loss[-1] - 1) < 1e-10
+    c = TrainConfig(**{**SMALL, "steps": 1}, dtype="float64")
+    fixed = variants.train_fixed("layernorm", c)
+    assert abs(fixed["test_loss"] / fit(c).test_loss[-1] - 1) < 1e-12
+    learn = variants.train_learnable("layernorm", c)
+    for k in ("alpha", "beta"):
+        assert abs(learn[k] - fixed[k]) < 1e-12
+    assert ("maxabs", False) in variants.all_variants()
     with pytest.raises(ValueError, match="single layer"):
-        variants.train_layer(
-            "column",
-            False,
+        variants.train_fixed(
+            "layernorm",
             TrainConfig(**SMALL, model="looped", loops=2, target="subspace"),
         )
 

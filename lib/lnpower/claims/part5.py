@@ -321,7 +321,8 @@ def _norms() -> dict[tuple[str, bool], dict]:
 )
 def _norm_gain():
     r = _norms()
-    ln, rms, rms_g = r[("column", False)], r[("rms", False)], r[("rms", True)]
+    ln, rms = r[("layernorm", False)], r[("rmsnorm", False)]
+    rms_g = r[("rmsnorm", True)]
     ratio = rms_g["test_loss"] / ln["test_loss"]
     ok = (
         abs(ratio - 1) < 0.05 and rms["cosine"] > 0.99 and rms["test_loss"] > 1
@@ -353,9 +354,9 @@ def _norm_gain():
 def _norm_centring():
     r = _norms()
     ln, bare, full = (
-        r[("column", False)],
         r[("layernorm", False)],
-        r[("layernorm", True)],
+        r[("centered", False)],
+        r[("centered", True)],
     )
     ratio = full["test_loss"] / ln["test_loss"]
     ok = bare["cosine"] < 0.9 and bare["residual"] > 0.1 and ratio < 1.2
