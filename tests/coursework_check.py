@@ -73,6 +73,8 @@ def chapter_of(problems: Path) -> str:
     """The teaching chapter of a problem set: ``with_ln_problems`` ->
     ``with_ln``."""
     return problems.stem.removesuffix("_problems")
+
+
 # seconds to grade each chapter after nbval (one thread each, 2026-12-01): the
 # longest start first (the Otter round trip, about 27 s, starts before all of
 # them)
