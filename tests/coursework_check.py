@@ -148,9 +148,9 @@ WRONG = {
         ),
         (
             "ex-noln-gamma1",
-            "import sympy as sp\n\nk0, k1, k2, k3 = sp.symbols('kappa0 kappa1 "
-            "kappa2 kappa3')\nex2_gamma1 = (k3 - k1) / k2\n"
-            "ex2_loss1 = 2 - 2 * k0 - (k3 - k1) ** 2 / (2 * k2)",
+            "import sympy as sp\n\nn1, n2, k1, k2 = sp.symbols('nu1 nu2 "
+            "kappa1 kappa2')\nex2_gamma1 = (n2 - k1) / k2\n"
+            "ex2_loss1 = 2 - 2 * n1 - (n2 - k1) ** 2 / (2 * k2)",
             "partial",
         ),
     ],
@@ -161,7 +161,12 @@ WRONG = {
             "    return ((s**2 - q**2) / s**4).mean()",
             "2/d",
         ),
-        ("ex-ln-increment-a", "ex2_increment = 3 * eta * C", "6 eta C"),
+        (
+            "ex-ln-increment-a",
+            "import sympy as sp\n\neta, C, D = sp.symbols('eta C D')\n"
+            "ex2_increment = 3 * eta * C * D**2 / 2",
+            "3 eta C D^2/4",
+        ),
     ],
     "out_of_distribution": [
         (
@@ -260,24 +265,31 @@ def check_outcomes(chapter: str, res: dict, qs: list) -> list[str]:
 
 def static_problems(chapter: Path, qs: list, nb) -> list[str]:
     """Checks that need no kernel: every exercise title states the points of
-    its graded parts, and the course plan's table states each chapter's
-    parts and points."""
+    its graded parts (``N points``, or ``N + W points`` with W the written
+    part's, graded by hand: every rubric's points appear as W), the course
+    plan's table states each chapter's parts and points, and the chapter
+    holds no grading cell."""
     problems = []
     by_exercise: dict = {}
     for q in qs:
         by_exercise.setdefault(q.exercise, []).append(q)
     for cell in nb.cells:
         for title, label in A.EXERCISE.findall(cell.source):
-            stated = re.search(r"(\d+) points?\)", title)
+            stated = re.search(r"(\d+)(?: \+ (\d+))? points?\)", title)
             points = sum(q.points for q in by_exercise.get(label, []))
-            if points and (not stated or float(stated.group(1)) != points):
+            graded = float(stated.group(1)) if stated else 0.0
+            if graded != points:
                 problems.append(
                     f"{label}: the title says {title!r}, the tests give "
                     f"{points:g}"
                 )
-            if not points and stated:
+            rubric = re.search(r"\*Rubric[^*]*\((\d+) points?\)", cell.source)
+            written = stated.group(2) if stated else None
+            if (rubric and rubric.group(1)) != written:
                 problems.append(
-                    f"{label}: a written exercise with points in its title"
+                    f"{label}: the title's written points ({written}) are "
+                    f"not its rubric's "
+                    f"({rubric.group(1) if rubric else None})"
                 )
     rows = [
         r
