@@ -125,18 +125,16 @@ WRONG = {
     "looped_power_method": [
         (
             "ex-looped-cl-a",
-            "import sympy as sp\n\nl1, l2, c1, c2, L_ = sp.symbols("
-            "'lambda1 lambda2 c1 c2 L', positive=True)\np1, p2 = c1**2 * l1 "
-            "** (2 * L_), "
-            "c2**2 * l2 ** (2 * L_)\nex2_c = 4 * L_ * p1 * p2 * (1 / l2 - 1 / "
-            "l1) / (p1 + p2)**2",
-            "missing or extra factor",
+            "import sympy as sp\n\nl1, l2, c1, c2, L = sp.symbols("
+            "'lambda1 lambda2 c1 c2 L', positive=True)\n"
+            "ex2_c = 2 * L * c1**2 * c2**2 * (l1 - l2) / (c1**2 + c2**2)**2",
+            "check the sign",
         ),
         (
             "ex-looped-increment",
-            "import sympy as sp\n\neta, c, d = sp.symbols('eta c d')\n"
-            "ex3_increment = 2 * eta * c / d",
-            "4 eta c/d",
+            "import sympy as sp\n\neta, c, d, D = sp.symbols('eta c d D')\n"
+            "ex3_increment = eta * c * D**2 / (2 * d)",
+            "the eta^2 term of the step counts",
         ),
     ],
     "without_ln": [
