@@ -132,7 +132,7 @@ WRONG = {
         ),
         (
             "ex-looped-increment",
-            "import sympy as sp\n\neta, c, d, D = sp.symbols('eta c d D')\n"
+            "import sympy as sp\n\neta, c, d, D = sp.symbols('eta cL d D')\n"
             "ex3_increment = eta * c * D**2 / (2 * d)",
             "the eta^2 term of the step counts",
         ),
