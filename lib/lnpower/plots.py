@@ -308,13 +308,18 @@ def error_vs_loops(errors: dict, ax=None, ylabel: str = r"$\sin\phi_L$"):
     return fig, finish(ax, "loops $L$", ylabel)
 
 
-def bounds(ax, L, lower, upper, error, label: str, c):
+def bounds(ax, L, lower, upper, error, label: str, c, key: bool = False):
     """An error curve with its band of bounds (Theorems 4.6, 4.7), the upper
-    bound clipped at the trivial value sin(phi) <= 1."""
+    bound clipped at the trivial value sin(phi) <= 1; ``key`` adds one grey
+    legend entry that explains the bands."""
     with style():
         ax.fill_between(
             L, lower, np.minimum(upper, 1.0), color=c, alpha=0.18, lw=0
         )
+        if key:
+            ax.fill_between(
+                [], [], color="0.7", lw=0, label="shaded: between the bounds"
+            )
         ax.semilogy(L, error, "o-", ms=3, color=c, label=label)
         ax.axhline(1.0, color="0.6", lw=0.8)
     return ax
