@@ -154,6 +154,44 @@ def _fig1_epochs():
 
 
 @claim(
+    id="fig2-ln-below",
+    ref="thm-4-3",
+    where="Theorems 4.2 and 4.3; §5, Fig. 2",
+    statement=(
+        "With LN the layer's training loss at T = 2000 is below both no-LN "
+        "layers' (normalised and unnormalised target), which stall "
+        "(both tasks)"
+    ),
+    paper="the LN curve below the two no-LN curves",
+    tolerance=(
+        "per task, the better no-LN loss above the LN loss for every seed, "
+        "the medians apart by more than the 10-90 % spreads "
+        "(lnpower.claims.ordering)"
+    ),
+    chapter=CH,
+)
+def _fig2():
+    ln, worst, rows = ensemble("layer"), "reproduced", []
+    plain = [
+        ensemble("layer", norm="none", target=t)
+        for t in ("normalized", "unnormalized")
+    ]
+    for t in TASKS:
+        best = np.minimum(
+            *([h.train_loss[-1] for h in runs[t]] for runs in plain)
+        )
+        status, line = ordering(
+            {
+                "better no-LN": list(best),
+                "LN": [h.train_loss[-1] for h in ln[t]],
+            }
+        )
+        worst = max(worst, status, key=STATUSES.index)
+        rows.append(f"{TASKS[t]}: {status}: {line}")
+    return worst, worst, "; ".join(rows)
+
+
+@claim(
     id="fig4-growth-sixth",
     ref="thm-4-3",
     where="Theorem 4.3; Appendix G.1, Fig. 4",
