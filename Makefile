@@ -8,13 +8,14 @@ JB     := $(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
 # no progress bars in the executed notebooks that the book renders and nbval compares
 export LNPOWER_PROGRESS := 0
 
-.PHONY: book test lint unit notebooks coursework browser chromium clean help
+.PHONY: book test lint unit notebooks coursework browser chromium clean help fresh-venv
 
 help:
 	@echo "make book   build the HTML book into _build/html (strict)"
 	@echo "make test   lint, unit tests, every notebook alone under nbval, the student editions"
 	@echo "            graded, the strict build (reusing nbval's runs) and the browser test"
 	@echo "make clean  remove _build and the virtual environment"
+	@echo "make fresh-venv  the package's extras alone, without the lock, in a new venv"
 
 # uv installs the lock in seconds where pip takes minutes (compiling the bytecode as pip does:
 # PYTHONDONTWRITEBYTECODE machines never write it later); torch is the CPU wheel on this
@@ -64,6 +65,17 @@ browser: $(PKG) chromium
 # notebooks before book: the build renders the outputs nbval recorded instead of re-executing
 test: lint unit notebooks coursework book browser
 	@echo "make test: all checks passed"
+
+# the extras [book,test] install a working set-up without the lock: a new venv, torch from
+# the wheel (or pip), then `pip install .[book,test]` resolved afresh, and the unit tests
+FRESH := _build/fresh-venv
+fresh-venv:
+	rm -rf $(FRESH) && $(PYTHON) -m venv $(FRESH) && $(FRESH)/bin/python -m pip install -q uv
+	$(if $(TORCH_WHEEL),$(FRESH)/bin/uv pip install -q --python $(FRESH)/bin/python --no-deps $(TORCH_WHEEL),\
+	    $(FRESH)/bin/python -m pip install -q torch==2.13.0)
+	$(FRESH)/bin/uv pip install -q --python $(FRESH)/bin/python ".[book,test]"
+	OMP_NUM_THREADS=1 $(FRESH)/bin/python -m pytest -q -n 2 tests
+	$(FRESH)/bin/jupyter-book --version
 
 clean:
 	rm -rf _build $(VENV)
