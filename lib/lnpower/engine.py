@@ -14,14 +14,20 @@ O(d^2 n)); and the backward pass is written out, so the products shared by
 forward and backward are computed once.
 
 The normalisation is a forward and backward pair from ``lnpower.norms``
-(hand-written for the paper's LN, autograd's for the others). An engine that
-takes every gradient from autograd was measured against this one
-(``python -m lnpower bench``, paper's settings, 2 CPU cores): ``torch.func``
-(``vmap`` of ``grad`` over runs) reaches about 40 % of its steps/s for the
-looped model and 50 % for the layer; ``torch.compile`` of the model's own
-forward and backward comes within 15 % per step but first compiles for 8-20 s
-at every new shape, longer than a whole paper run of the layer (about 1 s).
-So the backward pass stays written out.
+(hand-written for the paper's LN, autograd's for the others). Engines that
+take every gradient from autograd were measured against this one (``python
+-m lnpower bench``, paper's settings, 2 CPU cores, two runs, 2026-12-01):
+``torch.func`` (``vmap`` of ``grad`` over runs) reaches 52-57 % of its
+steps/s for the looped model and 37-41 % for the layer; ``torch.compile``
+of the model's own forward and backward reaches 93-102 % and 111-123 % per
+step, within the 15 % that would let it replace this engine, but its first
+step compiles for 14.8 s (looped) and 2.3 s (layer) with an empty compile
+cache, as in a fresh Colab session, and again at every new shape: a run of
+the paper's 2000 steps then takes 44 s against 26-30 s (looped) and 3.1 s
+against 0.9-1.1 s (layer) (``paper_run_s``; 31 s and 1.1 s once the
+compile cache is warm). The compiled step also trains one run at a time.
+The book trains runs of many shapes, most once per process, so the
+backward pass stays written out.
 """
 
 from __future__ import annotations
