@@ -280,7 +280,7 @@ def error_bands(
             L,
             ys,
             "k" if pm else color(key, i),
-            str(key),
+            f"T = {key}" if isinstance(key, int) else str(key),  # snapshots
             "--" if pm else "o-",
         )
     with style():
@@ -310,15 +310,17 @@ def error_vs_loops(errors: dict, ax=None, ylabel: str = r"$\sin\phi_L$"):
 
 def bounds(ax, L, lower, upper, error, label: str, c, key: bool = False):
     """An error curve with its band of bounds (Theorems 4.6, 4.7), the upper
-    bound clipped at the trivial value sin(phi) <= 1; ``key`` adds one grey
-    legend entry that explains the bands."""
+    bound clipped at the trivial value sin(phi) <= 1, its edges dotted in
+    the curve's colour; ``key`` adds one grey legend entry that explains the
+    bands."""
+    top = np.minimum(upper, 1.0)
     with style():
-        ax.fill_between(
-            L, lower, np.minimum(upper, 1.0), color=c, alpha=0.18, lw=0
-        )
+        ax.fill_between(L, lower, top, color=c, alpha=0.12, lw=0)
+        for edge in (lower, top):  # edges in the curve's colour: bands
+            ax.semilogy(L, edge, ":", color=c, lw=1.2)  # stay told apart
         if key:
             ax.fill_between(
-                [], [], color="0.7", lw=0, label="shaded: between the bounds"
+                [], [], color="0.7", lw=0, label="between the bounds (dotted)"
             )
         ax.semilogy(L, error, "o-", ms=3, color=c, label=label)
         ax.axhline(1.0, color="0.6", lw=0.8)
