@@ -67,6 +67,7 @@ EXPECTED = {
     "beyond_training": 51,
     "without_ln": 44,
     "proof_looped": 39,
+    "where": 36,
     "beyond": 29,
     "principal_components": 24,
     "looped_power_method": 19,

@@ -1,5 +1,5 @@
 """Command line: ``python -m lnpower
-{theory,train,bench,claims,assignments,sync-colab} ... [--json]``. The
+{theory,train,sweep,bench,claims,assignments,sync-colab} ... [--json]``. The
 commands; their options are in :mod:`lnpower.cli`.
 
 User errors print one line and exit with status 2; divergence exits with
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from .cli import parser
 
@@ -113,13 +114,47 @@ def cmd_claims(args) -> dict:
     }
 
 
+def cmd_sweep(args) -> dict:
+    from . import sweep
+    from .cache import check_writable
+
+    configs = sweep.from_options(
+        args.name, args.grid, args.set, args.seeds, args.device
+    )
+    if args.group <= 0 or (args.workers is not None and args.workers <= 0):
+        raise ValueError("--group and --workers must be positive integers")
+    check_writable(Path(args.out).resolve().parent)
+    t0 = time.perf_counter()
+    results = sweep.run(configs, args.scheduler, args.workers, args.group)
+    rows = [sweep.row(c, h) for c, h in zip(configs, results)]
+    failed = [r for r in rows if r["status"] != "ok"]
+    return {
+        "runs": len(rows),
+        "failed": len(failed),
+        "seconds": time.perf_counter() - t0,
+        "table": str(sweep.write_table(rows, args.out)),
+        "failures": [
+            f"{r.pop('error')} ({r})"
+            for r in (
+                {k: r[k] for k in (*sweep.COLUMNS, "error")} for r in failed
+            )
+        ],
+    }
+
+
 def cmd_stored_runs(args) -> dict:
     from . import stored
 
-    names = args.name or list(stored.NAMES)
+    names = args.name or [*stored.NAMES, "where"]
     for n in names:
-        stored.configs(n)  # an unknown name fails here, before any training
-    return {"written": [str(p) for p in stored.regenerate(names)]}
+        if n != "where":
+            stored.configs(n)  # an unknown name fails here, before training
+    written = stored.regenerate([n for n in names if n != "where"])
+    if "where" in names:
+        from . import where
+
+        written.append(where.store())
+    return {"written": [str(p) for p in written]}
 
 
 def cmd_bench(args) -> dict:
@@ -257,6 +292,7 @@ def main(argv=None) -> int:
             "assignments": cmd_assignments,
             "sync-colab": cmd_sync_colab,
             "stored-runs": cmd_stored_runs,
+            "sweep": cmd_sweep,
         }
         out = commands[args.command](args)
     except TrainingDiverged as err:

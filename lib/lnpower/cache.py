@@ -179,10 +179,10 @@ def cached(
     process computes an entry, another that asks for it waits and then loads
     it (a lock file in the temporary folder), or, with ``wait=False``,
     raises :class:`Busy` at once so that it can do other work first."""
-    where = directory(cache)
-    if where is None:
+    entry = _entry(name, inputs, modules, cache)
+    if entry is None:
         return compute()
-    entry = where / f"{name}-{key(inputs, modules)}"
+    where = entry.parent
     if (entry / "done").exists():
         return load(entry)
     where.mkdir(parents=True, exist_ok=True)
@@ -206,6 +206,28 @@ def cached(
             _HELD.discard(entry)
         _store(entry, result, save)
     return result
+
+
+def _entry(name: str, inputs, modules, cache) -> Path | None:
+    where = directory(cache)
+    return None if where is None else where / f"{name}-{key(inputs, modules)}"
+
+
+def exists(name: str, inputs, modules: tuple[str, ...], cache=True) -> bool:
+    """Whether :func:`cached` would load this entry instead of computing
+    it."""
+    entry = _entry(name, inputs, modules, cache)
+    return entry is not None and (entry / "done").exists()
+
+
+def put(name: str, inputs, modules, result, save, cache=True) -> None:
+    """Store a result computed elsewhere (another process or machine)
+    under the entry :func:`cached` reads; an entry already there is
+    kept."""
+    entry = _entry(name, inputs, modules, cache)
+    if entry is not None and not (entry / "done").exists():
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        _store(entry, result, save)
 
 
 _HELD: set[Path] = set()  # entries whose lock this process holds
@@ -282,6 +304,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o644)  # as an ordinary file, not mkstemp's 0600
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

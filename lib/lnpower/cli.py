@@ -1,6 +1,6 @@
 """The command line's parser: ``python -m lnpower
-{theory,train,bench,claims,assignments, sync-colab} ... [--json]``. Options
-of ``train`` left unset take the paper's settings for the model
+{theory,train,sweep,bench,claims,assignments,sync-colab} ... [--json]``.
+Options of ``train`` left unset take the paper's settings for the model
 (:mod:`lnpower.config`); ``--help`` shows them.
 
 User errors print one line and exit with status 2; divergence exits with
@@ -269,6 +269,58 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--json", action="store_true", help="print one JSON object"
     )
+    w = sub.add_parser(
+        "sweep",
+        help="a grid of runs on dask.distributed (a local cluster, or "
+        "--scheduler); resumable through the training cache",
+    )
+    w.add_argument(
+        "name",
+        nargs="?",
+        default=None,
+        help="a named sweep: 'where' (the chapter where's grid) or "
+        "'where-subset' (the part its chapter trains); else give --grid",
+    )
+    w.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="FIELD=V1,V2",
+        help="an axis over a TrainConfig field (repeatable)",
+    )
+    w.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=V",
+        help="a fixed TrainConfig setting (repeatable)",
+    )
+    w.add_argument(
+        "--seeds", type=_ints, default=(0,), help="seeds (default 0)"
+    )
+    w.add_argument(
+        "--out", required=True, help="the table, .csv or .json, one row a run"
+    )
+    w.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="an existing dask scheduler (default: a local cluster)",
+    )
+    w.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes of the local cluster (default: one per core)",
+    )
+    w.add_argument(
+        "--group",
+        type=int,
+        default=8,
+        help="runs trained together in one task (default 8)",
+    )
+    w.add_argument("--device", default=None, help="cpu or cuda (default cpu)")
+    w.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     s = sub.add_parser(
@@ -281,8 +333,8 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         help="one stored set (repeatable; default all: layer, "
-        "no-ln-normalized, "
-        "no-ln-unnormalized and Fig. 3's fig3-dD-nN)",
+        "no-ln-normalized, no-ln-unnormalized, Fig. 3's fig3-dD-nN and "
+        "where, the full grid of the chapter where, about 7 min)",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     return p

@@ -7,7 +7,7 @@ lists them all.
 """
 
 # importing the parts registers their claims
-from . import part1, part2, part3, part4, part5  # noqa: F401
+from . import part1, part2, part3, part4, part5, part6  # noqa: F401
 from .core import (
     REGISTRY,
     STATUSES,

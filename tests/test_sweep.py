@@ -1,0 +1,198 @@
+"""Sweeps on dask.distributed: the same numbers as training directly, a
+killed sweep resumed without redoing its finished runs, a failing run that
+loses nothing else, and the refusals up front."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from lnpower import sweep, train
+from lnpower.sweep import is_cached
+from lnpower.train import fit
+
+TINY = dict(
+    model="layer",
+    d=4,
+    n=8,
+    steps=60,
+    batch=16,
+    train_size=200,
+    test_size=50,
+    eval_size=50,
+    log_points=4,
+)
+
+
+def test_sweep_on_two_workers_equals_training_directly(tmp_path, monkeypatch):
+    cs = sweep.grid(
+        {"lr": [0.05, 0.1], "norm": ["layernorm", "none"]},
+        seeds=(0, 1),
+        **TINY,
+    )
+    out = sweep.run(
+        cs, workers=2, group_size=3, cache=tmp_path, progress=False
+    )
+    assert all(is_cached(c, tmp_path) for c in cs)
+    for c, h in zip(cs, out):
+        alone = fit(c, progress=False)  # in this process, no cache
+        assert np.array_equal(alone.w, h.w) and np.array_equal(
+            alone.test_loss, h.test_loss
+        )
+        assert np.array_equal(alone.W.numpy(), h.W.numpy())
+    # and fit() reads the sweep's runs from the cache, training nothing
+    monkeypatch.setattr(train, "_train", lambda *a: 1 / 0)
+    for c, h in zip(cs, out):
+        assert fit(c, cache=tmp_path).train_loss == h.train_loss
+
+
+def test_a_failing_run_loses_nothing_else(tmp_path):
+    # without LN a huge step diverges: the worker raises TrainingDiverged
+    cs = sweep.grid({"lr": [0.1, 1e6]}, seeds=(0, 1), **TINY, norm="none")
+    out = sweep.run(cs, workers=1, cache=tmp_path, progress=False)
+    rows = [sweep.row(c, h) for c, h in zip(cs, out)]
+    assert [r["status"] for r in rows] == ["ok", "ok", "failed", "failed"]
+    assert all("diverged" in r["error"] for r in rows[2:])
+    assert is_cached(cs[0], tmp_path) and not is_cached(cs[2], tmp_path)
+    table = sweep.write_table(rows, tmp_path / "t.csv").read_text()
+    assert table.count("\n") == 5 and "failed" in table
+
+
+def _entries(folder):
+    return {
+        p.name: p.stat().st_mtime_ns
+        for p in folder.glob("fit-*")
+        if (p / "done").exists()
+    }
+
+
+def test_a_killed_sweep_resumes_without_redoing_finished_runs(tmp_path):
+    cache = tmp_path / "cache"
+    cmd = [
+        sys.executable,
+        "-m",
+        "lnpower",
+        "sweep",
+        "--grid",
+        "lr=0.02,0.04,0.06,0.08,0.1,0.12",
+        "--seeds",
+        "0,1",
+        "--workers",
+        "1",
+        "--group",
+        "1",
+        "--out",
+        str(tmp_path / "t.csv"),
+    ]
+    cmd += [f"--set={k}={v}" for k, v in TINY.items() if k != "steps"]
+    cmd += ["--set=steps=400"]
+    env = {**os.environ, "LNPOWER_CACHE": str(cache)}
+    p = subprocess.Popen(
+        cmd,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.time() + 120
+    while len(_entries(cache)) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    before = _entries(cache)
+    assert 2 <= len(before) < 12, "the sweep was not killed midway"
+    done = subprocess.run(
+        cmd + ["--json"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    after = _entries(cache)
+    assert len(after) == 12
+    assert {k: after[k] for k in before} == before  # not trained again
+
+
+def test_sweep_refuses_what_cannot_fit_in_memory(capsys):
+    from lnpower.__main__ import main
+
+    code = main(
+        [
+            "sweep",
+            "--grid",
+            "seed=0,1",
+            "--set",
+            "train_size=300000000",
+            "--out",
+            "/tmp/lnpower-x.csv",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "sweep needs about" in err and "GiB" in err
+    assert err.count("\n") == 1  # one line
+    assert not os.path.exists("/tmp/lnpower-x.csv")
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--grid", "colour=1,2"], "'colour' is not a TrainConfig field"),
+        (["--grid", "lr=fast"], "lr='fast': expected a float"),
+        (["--grid", "lr"], "expected FIELD=VALUE"),
+        (["where", "--grid", "lr=1"], "unknown sweep"),
+        (["--grid", "norm=nonsense"], "norm"),
+        ([], "at least one --grid"),
+    ],
+)
+def test_sweep_options_are_checked_before_any_work(argv, match):
+    with pytest.raises(ValueError, match=match):
+        name = argv[0] if argv and not argv[0].startswith("-") else None
+        rest = argv[1:] if name else argv
+        axes = [rest[i + 1] for i, a in enumerate(rest) if a == "--grid"]
+        sweep.from_options(name, axes, [], (0,))
+
+
+def test_the_where_grid_and_its_stored_table(monkeypatch):
+    """The chapter where's grid: 360 runs (90 in the subset), each of one
+    set-up; its stored table matches the code of now (else: `python -m
+    lnpower stored-runs --name where`), with one row a run."""
+    from lnpower import where
+
+    monkeypatch.delenv("LNPOWER_SEED", raising=False)
+    full, sub = where.configs(True), where.configs(False)
+    assert len(full) == 360 and len(sub) == 90
+    assert {str(c) for c in sub} <= {str(c) for c in full}
+    assert [where.setup_of(c) for c in full].count("looped") == 120
+    (d, n), (d2, n2) = where.points()[0], where.points()[-1]
+    assert (d, n) == (4, 2) and (d2, n2) == (32, 256)
+    rows = where.stored()
+    assert rows is not None, (
+        "stale: python -m lnpower stored-runs --name where"
+    )
+    assert len(rows) == 360
+    assert {
+        (r["setup"], r["d"], r["n"], r["lr"], r["seed"]) for r in rows
+    } == {(where.setup_of(c), c.d, c.n, c.lr, c.seed) for c in full}
+    monkeypatch.setenv("LNPOWER_SEED", "1")  # other draws: not these rows
+    assert where.stored() is None
+
+
+def test_agreement_is_the_median_over_seeds():
+    from lnpower import where
+
+    base = {
+        "status": "ok",
+        "d": 4,
+        "n": 8,
+        "lr": 0.1,
+        "no_ln_gamma_T": 2.0,
+        "no_ln_loss_T": 0.5,
+    }
+    rows = [
+        {**base, "setup": "no LN", "product": p, "test_loss": t}
+        for p, t in ((1.0, 0.5), (2.0, 0.6), (8.0, 0.9))
+    ]
+    rows.append({**base, "setup": "no LN", "status": "failed"})
+    a = where.agreement(rows)[("no LN", 4, 8, 0.1)]
+    assert a == {"ratio": 1.0, "excess": pytest.approx(0.1), "seeds": 3}
