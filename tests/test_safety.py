@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import lnpower.train
-from lnpower import cache
+from lnpower import cache, codegraph
 from lnpower.__main__ import main
 from lnpower.config import PAPER, TrainConfig
 from lnpower.history import History
@@ -204,7 +204,7 @@ def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
     (tmp_path / "m.py").write_text(
         '"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n'
     )
-    monkeypatch.setattr(cache, "HERE", tmp_path)
+    monkeypatch.setattr(codegraph, "HERE", tmp_path)
     k = cache.key([1], ("m",))
     (tmp_path / "m.py").write_text(
         '"""Other doc."""\n\n\ndef f(x):  # a comment\n'

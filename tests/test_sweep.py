@@ -176,23 +176,3 @@ def test_the_where_grid_and_its_stored_table(monkeypatch):
     } == {(where.setup_of(c), c.d, c.n, c.lr, c.seed) for c in full}
     monkeypatch.setenv("LNPOWER_SEED", "1")  # other draws: not these rows
     assert where.stored() is None
-
-
-def test_agreement_is_the_median_over_seeds():
-    from lnpower import where
-
-    base = {
-        "status": "ok",
-        "d": 4,
-        "n": 8,
-        "lr": 0.1,
-        "no_ln_gamma_T": 2.0,
-        "no_ln_loss_T": 0.5,
-    }
-    rows = [
-        {**base, "setup": "no LN", "product": p, "test_loss": t}
-        for p, t in ((1.0, 0.5), (2.0, 0.6), (8.0, 0.9))
-    ]
-    rows.append({**base, "setup": "no LN", "status": "failed"})
-    a = where.agreement(rows)[("no LN", 4, 8, 0.1)]
-    assert a == {"ratio": 1.0, "excess": pytest.approx(0.1), "seeds": 3}

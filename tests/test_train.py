@@ -224,7 +224,7 @@ def test_cache_key_follows_the_code_not_the_docstrings(tmp_path):
     docstring edit keeps it, a code edit changes it."""
     import os
 
-    from lnpower.cache import _normalised
+    from lnpower.codegraph import _normalised
 
     f = tmp_path / "m.py"
 

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from .book import commands as book_commands
 from .cli import parser
 
 EXIT_USAGE, EXIT_DIVERGED = 2, 3
@@ -46,28 +47,14 @@ def cmd_theory(args) -> dict:
     return out
 
 
-TRAIN_OPTIONS = (
-    "task",
-    "d",
-    "n",
-    "m",
-    "model",
-    "loops",
-    "norm",
-    "target",
-    "lr",
-    "batch",
-    "steps",
-    "train_size",
-    "test_size",
-    "eval_size",
-    "seed",
-    "v0",
-    "device",
-    "dtype",
-    "optimizer",
-    "sampling",
-)
+def _train_options() -> tuple[str, ...]:
+    """The fields of ``TrainConfig`` that ``train`` has an option for."""
+    from dataclasses import fields
+
+    from .config import TrainConfig
+
+    hidden = ("init_scale", "log_points", "snapshot_steps")
+    return tuple(f.name for f in fields(TrainConfig) if f.name not in hidden)
 
 
 def cmd_train(args) -> dict:
@@ -77,7 +64,7 @@ def cmd_train(args) -> dict:
 
     given = {
         k: getattr(args, k)
-        for k in TRAIN_OPTIONS
+        for k in _train_options()
         if getattr(args, k) is not None
     }
     if args.epochs is not None:
@@ -157,114 +144,9 @@ def cmd_stored_runs(args) -> dict:
     return {"written": [str(p) for p in written]}
 
 
-def cmd_bench(args) -> dict:
-    from .book import bench
-    from .config import resolve_device
-
-    resolve_device(args.device)
-    looped = bench.compare(
-        loops=args.loops, device=args.device, repeats=args.repeats
-    )
-    layer = bench.compare(loops=1, device=args.device, repeats=args.repeats)
-    out = {
-        **{
-            k: looped[k]
-            for k in (
-                "engine_steps_per_s",
-                "naive_steps_per_s",
-                "speedup",
-                "gflops",
-                "peak_gflops",
-                "efficiency",
-            )
-        },
-        "looped": looped,
-        "layer": layer,
-    }
-    if args.end_to_end:
-        out["end_to_end"] = bench.end_to_end(args.end_to_end)
-    return out
-
-
-def cmd_assignments(args) -> dict:
-    from pathlib import Path
-
-    from .book import assignments
-
-    if args.action == "student":
-        written = assignments.write_student_editions(
-            Path(args.path), Path(args.out)
-        )
-        return {"written": [str(p) for p in written]}
-    if args.action == "otter":
-        from .book import otter
-
-        if not Path(args.path).exists():
-            raise ValueError(f"no notebook or folder at {args.path}")
-        if args.requirements and not Path(args.requirements).is_file():
-            raise ValueError(f"no requirements file at {args.requirements}")
-        return {
-            "chapters": otter.export(
-                Path(args.path),
-                Path(args.out),
-                args.requirements,
-                assign=not args.no_assign,
-            )
-        }
-    if not Path(args.path).is_file():
-        raise ValueError(f"no notebook at {args.path}")
-    if args.tests and not Path(args.tests).is_file():
-        raise ValueError(f"no source chapter at {args.tests}")
-    if args.timeout <= 0:
-        raise ValueError(f"--timeout must be > 0 seconds, got {args.timeout}")
-    return assignments.grade(args.path, tests=args.tests, timeout=args.timeout)
-
-
-def cmd_sync_colab(args) -> dict:
-    from pathlib import Path
-
-    from .book import colab
-
-    changed = colab.sync(Path(args.book), Path(args.config))
-    return {
-        "repository": colab.repository(Path(args.config))[0],
-        "changed": [str(p) for p in changed],
-    }
-
-
 def _print_human(name: str, out: dict) -> None:
-    if name == "assignments":
-        if "written" in out:
-            print("\n".join(out["written"]))
-        elif "chapters" in out:
-            for c in out["chapters"]:
-                print("\n".join(f"{k:>20}: {v}" for k, v in c.items()))
-        else:
-            from .book.assignments import report
-
-            print(report(out))
-        return
-    if name == "bench":
-        if "end_to_end" in out:
-            e = out["end_to_end"]
-            print(
-                f"end to end, {e['steps']} steps: lnpower train "
-                f"{e['seconds']['lnpower train']:.1f} s, plain loop "
-                f"{e['seconds']['plain loop']:.1f} s: {e['speedup']:.2f}x"
-            )
-        for key in ("looped", "layer"):
-            r = out[key]
-            print(
-                f"{key:>6} (L={r['loops']}, batch {r['batch']}, d={r['d']}, "
-                f"n={r['n']}, "
-                f"{r['device']}): engine {r['engine_steps_per_s']:.1f} "
-                "steps/s, naive "
-                f"{r['naive_steps_per_s']:.1f} steps/s, speed-up "
-                f"{r['speedup']:.2f}x, "
-                f"{r['gflops']:.1f} GFLOP/s = {100 * r['efficiency']:.1f} % "
-                "of the "
-                f"{r['peak_gflops']:.0f} GFLOP/s matmul peak"
-            )
+    if name in book_commands.COMMANDS:
+        book_commands.print_human(name, out)
         return
     if name == "claims":
         for c in out["claims"]:
@@ -288,9 +170,7 @@ def main(argv=None) -> int:
             "theory": cmd_theory,
             "train": cmd_train,
             "claims": cmd_claims,
-            "bench": cmd_bench,
-            "assignments": cmd_assignments,
-            "sync-colab": cmd_sync_colab,
+            **book_commands.COMMANDS,
             "stored-runs": cmd_stored_runs,
             "sweep": cmd_sweep,
         }

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from .book import commands as book_commands
+
 
 def _ints(text: str) -> tuple[int, ...]:
     try:
@@ -176,99 +178,7 @@ def parser() -> argparse.ArgumentParser:
     )
     _task_args(r, paper_defaults=True)
     _train_args(r)
-    b = sub.add_parser(
-        "bench", help="training speed: the engine against naive autograd"
-    )
-    b.add_argument(
-        "--loops",
-        type=int,
-        default=10,
-        help="L of the looped model (default 10)",
-    )
-    b.add_argument(
-        "--repeats",
-        type=int,
-        default=7,
-        help="timed blocks per implementation",
-    )
-    b.add_argument("--device", default="cpu", help="cpu or cuda")
-    b.add_argument(
-        "--end-to-end",
-        type=int,
-        default=0,
-        metavar="STEPS",
-        help="also time `train` end to end against a plain autograd loop for "
-        "STEPS steps (fresh processes, start-up included)",
-    )
-    b.add_argument("--json", action="store_true", help="print one JSON object")
-    a = sub.add_parser(
-        "assignments", help="coursework: student editions, grading, Otter"
-    )
-    asub = a.add_subparsers(dest="action", required=True)
-    st = asub.add_parser(
-        "student", help="write the student edition of every chapter"
-    )
-    st.add_argument("path", help="the book folder (or one notebook)")
-    st.add_argument(
-        "--out", required=True, help="folder for the student editions"
-    )
-    st.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
-    gr = asub.add_parser(
-        "grade", help="execute a submitted notebook and grade its exercises"
-    )
-    gr.add_argument("path", help="the submitted notebook")
-    gr.add_argument(
-        "--tests",
-        default=None,
-        metavar="CHAPTER",
-        help="the source chapter (instructor edition) whose tests grade the "
-        "submission (default: the notebook itself, for an instructor edition)",
-    )
-    gr.add_argument(
-        "--timeout",
-        type=int,
-        default=300,
-        help="seconds per cell (default 300)",
-    )
-    gr.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
-    ot = asub.add_parser(
-        "otter",
-        help="Otter Assign master notebooks, then `otter assign`: "
-        "the student notebook and the autograder zip of every chapter",
-    )
-    ot.add_argument("path", help="the book folder (or one notebook)")
-    ot.add_argument("--out", required=True, help="folder for the Otter files")
-    ot.add_argument(
-        "--requirements",
-        default=None,
-        help="requirements.txt for the autograder image (Gradescope)",
-    )
-    ot.add_argument(
-        "--no-assign",
-        action="store_true",
-        help="write the master notebooks only (do not run otter assign)",
-    )
-    ot.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
-    sc = sub.add_parser(
-        "sync-colab",
-        help="point every chapter's Colab install cell at the "
-        "repository named in _config.yml",
-    )
-    sc.add_argument(
-        "--book", default="book", help="the chapters' folder (default book)"
-    )
-    sc.add_argument(
-        "--config", default="_config.yml", help="default _config.yml"
-    )
-    sc.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
+    book_commands.add_parsers(sub)
     w = sub.add_parser(
         "sweep",
         help="a grid of runs on dask.distributed (a local cluster, or "

@@ -1,33 +1,23 @@
 """The training engine: loss and hand-written gradients of the looped layer
-for R runs at once.
+for R runs at once. Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R,
+B, d)`` or projectors ``(R, B, d, d)``; ``W, V`` ``(R, 2d, 2d)``. Losses are
+means over the B samples, one per run, so that summing over runs gives each
+run its own gradient.
 
-Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R, B, d)`` or projectors
-``(R, B, d, d)``; weights ``W, V`` ``(R, 2d, 2d)``. Losses are means over
-the B samples, one per run, so that summing over runs gives each run its own
-gradient.
+It computes ``lnpower.model.predict`` (tested against it and autograd). Two
+savings over autograd: the last loop is computed for the last column only,
+which is all ``y_L`` reads (O(d n) instead of O(d^2 n)); and the backward
+pass is written out, so products shared with the forward are computed once.
+The normalisation is a forward and backward pair from ``lnpower.norms``.
 
-It computes the same function as ``lnpower.model.predict`` (tested against
-it and its autograd gradients). Two savings over plain autograd: the last
-loop is computed for the last column only, since the output ``y_L`` reads
-nothing else (``V E E^T W e = V E (E^T (W e))`` costs O(d n) instead of
-O(d^2 n)); and the backward pass is written out, so the products shared by
-forward and backward are computed once.
-
-The normalisation is a forward and backward pair from ``lnpower.norms``
-(hand-written for the paper's LN, autograd's for the others). Engines that
-take every gradient from autograd were measured against this one (``python
--m lnpower bench``, paper's settings, 2 CPU cores, two runs, 2026-12-01):
-``torch.func`` (``vmap`` of ``grad`` over runs) reaches 52-57 % of its
-steps/s for the looped model and 37-41 % for the layer; ``torch.compile``
-of the model's own forward and backward reaches 93-102 % and 111-123 % per
-step, within the 15 % that would let it replace this engine, but its first
-step compiles for 14.8 s (looped) and 2.3 s (layer) with an empty compile
-cache, as in a fresh Colab session, and again at every new shape: a run of
-the paper's 2000 steps then takes 44 s against 26-30 s (looped) and 3.1 s
-against 0.9-1.1 s (layer) (``paper_run_s``; 31 s and 1.1 s once the
-compile cache is warm). The compiled step also trains one run at a time.
-The book trains runs of many shapes, most once per process, so the
-backward pass stays written out.
+Why not autograd (``python -m lnpower bench``, 2 CPU cores, 2026-12-01):
+``torch.func`` (``vmap`` of ``grad``) reaches 52-57 % of this engine's
+steps/s (looped model) and 37-41 % (layer); ``torch.compile`` of the model's
+forward and backward 93-102 % and 111-123 % per step, but its first step
+compiles for 14.8 s (looped) and 2.3 s (layer) in a fresh process (as in
+Colab) and again at every new shape, so a paper-length run takes 44 s
+against 26-30 s and 3.1 s against 0.9-1.1 s, and it trains one run at a
+time. The book trains runs of many shapes, most once per process.
 """
 
 from __future__ import annotations
@@ -58,9 +48,8 @@ def _shared(
     out: torch.Tensor,
     accumulate: bool = False,
 ) -> torch.Tensor:
-    """``F_b M_r`` for all samples b of run r as one GEMM per run, written
-    into (or, with ``accumulate``, added to) ``out``: ``(R*B, N, D)`` ->
-    ``(R*B, N, D')``."""
+    """``out`` = (or, ``accumulate``, +=) ``F_b M_r`` for all samples b of
+    run r, one GEMM per run: ``(R*B, N, D)`` -> ``(R*B, N, D')``."""
     D = F.shape[-1]
     o, F = out.view(R, -1, out.shape[-1]), F.reshape(R, -1, D)
     if R == 1:  # a plain GEMM is about 10 % faster than a batch of one
@@ -98,13 +87,12 @@ def _outer_sum(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 class Model:
-    """The looped layer (3.1) with L loops (L = 1: the single layer
-    (4.3)/(4.5)).
+    """The looped layer (3.1) with L loops (L = 1: the layer (4.3)/(4.5)).
 
-    A model keeps the buffers of its last few input shapes and reuses them
-    on the next call (fresh tensors of this size cost page faults that took
-    a fifth of a step), so one instance must not be called from two threads
-    at once. Returned tensors never alias the buffers."""
+    It keeps the buffers of its last few input shapes for the next call
+    (fresh tensors this size cost page faults: a fifth of a step), so one
+    instance must not serve two threads at once. Returned tensors never
+    alias the buffers."""
 
     def __init__(self, loops: int, norm: str, target: str):
         self.loops, self.target = loops, target
@@ -130,8 +118,7 @@ class Model:
                 "A": new(slots, R * B, N, D),
                 "C": new(slots, R * B, N, D),
                 "G": new(slots, R * B, D, D),
-                # backward: two alternating dF/dZ buffers, dC, dA, dG, dG +
-                # dG^T
+                # backward: two dF/dZ slots, dC, dA, dG and dG + dG^T
                 "dF": new(2, R * B, N, D),
                 "dC": new(R * B, N, D),
                 "dA": new(R * B, N, D),

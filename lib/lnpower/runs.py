@@ -128,3 +128,23 @@ def ensemble(
                 except _cache.Busy:
                     pass
     return {t: [done[s][t] for s in range(size)] for t in TASKS}
+
+
+def fig3_runs(seed: int = 0) -> dict:
+    """The LN layer at each configuration of Fig. 3 (Task 2 needs n > d),
+    cached; the tasks of one (d, n) are trained together, so (16, 32) are
+    the runs of Figs. 2 and 4."""
+    runs = {}
+    for d, n in FIG3:
+        names = tasks_at(d, n)
+        pair = fit_many(
+            [paper_config(task=t, d=d, n=n, seed=seed) for t in names],
+            cache=True,
+        )
+        runs.update({(t, d, n): h for t, h in zip(names, pair)})
+    return {
+        (t, d, n): runs[t, d, n]
+        for t in TASKS
+        for d, n in FIG3
+        if (t, d, n) in runs
+    }

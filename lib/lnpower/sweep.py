@@ -95,7 +95,7 @@ def check_memory(configs, plan, workers: int) -> None:
 
 def train_group(configs: list[TrainConfig], shift: int) -> list:
     """On a worker: the group's histories, or, if it raises, each run
-    trained alone (a History or a :class:`Failed`)."""
+    trained alone (a History or a :class:`~lnpower.grid.Failed`)."""
     os.environ[seeding.ENV] = str(shift)  # the client's seed shift
     try:
         return fit_many(configs, progress=False)
@@ -121,7 +121,7 @@ def run(
     """Train ``configs`` on a ``LocalCluster`` of ``workers`` processes
     (default: one per core) or on the dask scheduler at ``scheduler``;
     runs already in the cache are read, not trained. Returns one History
-    or :class:`Failed` per config, in order."""
+    or :class:`~lnpower.grid.Failed` per config, in order."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     results: list = [None] * len(configs)

@@ -23,13 +23,8 @@ from .model import active_weights, structured
 from .progress import progress_bar
 from .tasks import embed, generator, targets
 
-STREAMS = (
-    "train",
-    "test",
-    "batches",
-    "init",
-    "eval",
-)  # one seed each, from the run's seed
+# one seed each, from the run's seed
+STREAMS = ("train", "test", "batches", "init", "eval")
 # the modules the numbers of a run depend on (its cache key)
 TRAINING_MODULES = (
     "engine",

@@ -162,49 +162,6 @@ def rows(configs: list[TrainConfig], histories: list) -> list[dict]:
     return out
 
 
-def agreement(table: list[dict]) -> dict[tuple, dict[str, float]]:
-    """Per (set-up, d, n, eta), medians over the seeds: ``ratio``, SGD's
-    gamma_T (rho_T) over the recursion's; for the layers ``excess``, SGD's
-    test loss minus the population loss the recursion reaches at T; for
-    the looped model ``closed``, the share of the distance from L_L(0) to
-    L_L^(inf) that SGD's test loss has covered against the recursion's,
-    and ``rate``, the learned per-loop rate over the power method's."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in table:
-        if r["status"] == "ok":
-            key = (r["setup"], r["d"], r["n"], r["lr"])
-            groups.setdefault(key, []).append(r)
-    out = {}
-    for (setup, d, n, lr), rs in groups.items():
-        med = {
-            k: float(np.median([r[k] for r in rs]))
-            for k in ("product", "test_loss")
-        }
-        p = rs[0]
-        if setup == "looped":
-            span = p["looped_loss_0"] - p["looped_loss_inf"]
-            pop = (p["looped_loss_0"] - p["looped_loss_T"]) / span
-            sgd = (p["looped_loss_0"] - med["test_loss"]) / span
-            m = {
-                "ratio": med["product"] / p["rho_T"],
-                "closed": sgd / pop,
-                "rate": float(
-                    np.median(
-                        [r["learned_rate"] / r["power_rate"] for r in rs]
-                    )
-                ),
-            }
-        else:
-            key = "no_ln" if setup == "no LN" else "ln"
-            pop_loss = p[f"{key}_loss_T"]
-            m = {
-                "ratio": med["product"] / p[f"{key}_gamma_T"],
-                "excess": med["test_loss"] - pop_loss,
-            }
-        out[(setup, d, n, lr)] = m | {"seeds": len(rs)}
-    return out
-
-
 STORED = Path(__file__).parent / "stored_runs" / "where-sweep.json"
 
 

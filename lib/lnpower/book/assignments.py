@@ -6,7 +6,7 @@ One source serves the book, this grader and Otter-Grader
 
 - :mod:`lnpower.book.exercises`: the format of a problem set (exercises,
   graded parts, tests) and its parser, and
-  :func:`~lnpower.book.exercises.same_expression` for the tests;
+  :func:`~lnpower.book.answers.same_expression` for the tests;
 - :mod:`lnpower.book.editions`: the student edition;
 - :mod:`lnpower.book.grading`: grading a submission, or several editions at
   once.

@@ -11,6 +11,7 @@ import nbformat
 
 from .editions import stub
 from .exercises import Question, exercises_start, has_tag, is_test, questions
+from .kernel import Kernel, errmsg
 
 
 @dataclass
@@ -27,69 +28,6 @@ class Outcome:
 _TEST_RUNNER = "exec(compile({src!r}, {name!r}, 'exec'), dict(globals()))"
 
 
-def _error(cell) -> dict | None:
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return out
-    return None
-
-
-def _errmsg(err: dict) -> str:
-    return f"{err['ename']}: {err['evalue']}".strip()
-
-
-class _Kernel:
-    """Runs cells one by one in a kernel (nbclient), recording errors
-    instead of stopping."""
-
-    def __init__(self, nb, timeout: int, kernel: str, cwd):
-        from nbclient import NotebookClient
-
-        self.client = NotebookClient(
-            nb,
-            timeout=timeout,
-            kernel_name=kernel,
-            allow_errors=True,
-            interrupt_on_timeout=True,
-            resources={"metadata": {"path": str(cwd)}},
-        )
-
-    def __enter__(self):
-        self._ctx = self.client.setup_kernel()
-        self._ctx.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.cpu_seconds = self._cpu()
-        return self._ctx.__exit__(*exc)
-
-    def _cpu(self) -> float | None:
-        """CPU seconds the kernel (and its children) used: a measure of the
-        work done that, unlike wall-clock time, does not depend on how busy
-        the machine is."""
-        try:
-            import psutil
-
-            proc = psutil.Process(self.client.km.provisioner.process.pid)
-            procs = [proc, *proc.children(recursive=True)]
-            return sum(sum(p.cpu_times()[:2]) for p in procs)
-        # a measurement only: absent where unavailable
-        except Exception:  # noqa: BLE001
-            return None
-
-    def run(self, cell) -> dict | None:
-        """Execute one code cell (in place); its error output, if any."""
-        cell.outputs = []
-        self.client.nb.cells.append(
-            cell
-        )  # nbclient stores the executed cell at its index
-        self.client.execute_cell(cell, len(self.client.nb.cells) - 1)
-        return _error(self.client.nb.cells[-1])
-
-    def code(self, source: str) -> dict | None:
-        return self.run(nbformat.v4.new_code_cell(source))
-
-
 def _tests_of(source_nb) -> list[Question]:
     qs = questions(source_nb)
     if not qs:
@@ -101,7 +39,7 @@ def _tests_of(source_nb) -> list[Question]:
 
 
 def _grade_edition(
-    k: _Kernel, cells: list, qs: list[Question], source_nb
+    k: Kernel, cells: list, qs: list[Question], source_nb
 ) -> dict:
     """Run ``cells`` (an edition's exercise cells, or a whole submission),
     then every test of ``qs``; the result dictionary of :func:`grade`."""
@@ -116,7 +54,7 @@ def _grade_edition(
                 errors_in_answers
                 if has_tag(cell, "solution")
                 else errors_outside
-            ).append(f"cell {i}: {_errmsg(err)[:300]}")
+            ).append(f"cell {i}: {errmsg(err)[:300]}")
     for j, q in enumerate(
         qs
     ):  # a part still holding its stub was not attempted
@@ -143,7 +81,7 @@ def _grade_edition(
                 why = t.failure_message or "test failed"
                 messages.append(
                     f"{kind} test {n + 1} ({t.points:g} points): {why} "
-                    f"[{_errmsg(err)[:400]}]"
+                    f"[{errmsg(err)[:400]}]"
                 )
         if not attempted[q.name]:
             status = "not attempted"
@@ -180,7 +118,7 @@ def grade(
     source_nb = nbformat.read(source_path, as_version=4) if tests else sub
     qs = _tests_of(source_nb)
     nb = nbformat.v4.new_notebook(metadata=sub.metadata)
-    with _Kernel(nb, timeout, kernel, cwd or path.parent) as k:
+    with Kernel(nb, timeout, kernel, cwd or path.parent) as k:
         out = _grade_edition(k, sub.cells, qs, source_nb)
     return {"notebook": str(path), "tests": str(source_path), **out}
 
@@ -229,21 +167,19 @@ def grade_editions(
             )
     nb = nbformat.v4.new_notebook(metadata=src.metadata)
     results: dict = {}
-    with _Kernel(nb, timeout, kernel, cwd or source.parent) as k:
+    with Kernel(nb, timeout, kernel, cwd or source.parent) as k:
         errors = []
         k.client.timeout = body_timeout or timeout
         for i, cell in enumerate(copy.deepcopy(body)):
             if cell.cell_type == "code" and (err := k.run(cell)):
-                errors.append(f"cell {i}: {_errmsg(err)[:300]}")
+                errors.append(f"cell {i}: {errmsg(err)[:300]}")
         k.client.timeout = timeout
         if err := k.code(_SNAPSHOT):
-            raise RuntimeError(
-                f"could not snapshot the kernel: {_errmsg(err)}"
-            )
+            raise RuntimeError(f"could not snapshot the kernel: {errmsg(err)}")
         for name, ed in editions.items():
             if err := k.code("__import__('builtins').__lnpower_restore()"):
                 raise RuntimeError(
-                    f"could not restore the kernel: {_errmsg(err)}"
+                    f"could not restore the kernel: {errmsg(err)}"
                 )
             res = _grade_edition(k, copy.deepcopy(ed.cells[start:]), qs, src)
             results[name] = {"notebook": name, "tests": str(source), **res}

@@ -7,7 +7,21 @@ lists them all.
 """
 
 # importing the parts registers their claims
-from . import part1, part2, part3, part4, part5, part6  # noqa: F401
+from . import (  # noqa: F401
+    part1,
+    part1_transformer,
+    part2,
+    part2_ln,
+    part2_no_ln,
+    part3,
+    part4,
+    part4_depth,
+    part4_losses,
+    part5,
+    part5_saddle,
+    part5_training,
+    part6,
+)
 from .core import (
     REGISTRY,
     STATUSES,

@@ -23,153 +23,17 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from .. import cache as _cache
-
-STATUSES = (
-    "reproduced",
-    "partial",
-    "seed-dependent",
-    "inconclusive",
-    "not reproduced",
+from .statements import SOURCES, STATEMENTS, statement_name  # noqa: F401
+from .status import (  # noqa: F401 (the rules, re-exported)
+    STATUSES,
+    Spread,
+    ordering,
+    over_seeds,
+    trend_status,
+    verdict,
+    within,
 )
-SOURCES = {"paper": "the paper's claims", "book": "the book's own claims"}
-# The paper's numbered statements: label of the box that states each, and its
-# chapter
-STATEMENTS = {
-    "def-3-1": "book/principal_components",
-    "ass-3-2": "book/principal_components",
-    "ex-3-3": "book/principal_components",
-    "thm-4-1": "book/looped_power_method",
-    "thm-4-2": "book/without_ln",
-    "thm-4-3": "book/with_ln",
-    "ass-4-4": "book/out_of_distribution",
-    "thm-4-6": "book/out_of_distribution",
-    "thm-4-7": "book/out_of_distribution",
-}
-_KINDS = {
-    "Definition": "def",
-    "Assumption": "ass",
-    "Example": "ex",
-    "Theorem": "thm",
-}
-
-
-def statement_name(ref: str) -> str:
-    """The paper's name of a statement label: "thm-4-2" -> "Theorem 4.2"."""
-    kind, major, minor = ref.split("-")
-    names = {v: k for k, v in _KINDS.items()}
-    return f"{names[kind]} {major}.{minor}"
-
-
-@dataclass(frozen=True)
-class Spread:
-    """A claim measured over an ensemble of seeds: the quantity (``values``)
-    and whether the paper's sentence holds (``holds``), one entry per seed."""
-
-    values: tuple[float, ...]
-    holds: tuple[bool, ...]
-
-    def __post_init__(self):
-        if not self.values or len(self.values) != len(self.holds):
-            raise ValueError(
-                "a Spread needs one value and one verdict per seed"
-            )
-
-    @property
-    def seeds(self) -> int:
-        return len(self.values)
-
-    def quantiles(self) -> tuple[float, float, float]:
-        """The median and the 10 % and 90 % quantiles over the seeds."""
-        q = np.quantile(np.asarray(self.values, dtype=float), [0.5, 0.1, 0.9])
-        return float(q[0]), float(q[1]), float(q[2])
-
-    @property
-    def passed(self) -> int:
-        """How many seeds the sentence holds for."""
-        return sum(map(bool, self.holds))
-
-    @property
-    def fraction(self) -> float:
-        """The fraction of seeds for which the sentence holds."""
-        return self.passed / self.seeds
-
-    def status(self) -> str:
-        """All seeds: reproduced; none: not reproduced; some:
-        seed-dependent."""
-        return (
-            "reproduced"
-            if self.passed == self.seeds
-            else "not reproduced"
-            if self.passed == 0
-            else "seed-dependent"
-        )
-
-    def text(self) -> str:
-        m, lo, hi = self.quantiles()
-        return (
-            f"{self.seeds} seeds: median {m:.4g} (10-90 %: {lo:.4g} to "
-            f"{hi:.4g}); "
-            f"holds for {self.passed} of {self.seeds}"
-        )
-
-    def as_dict(self) -> dict:
-        m, lo, hi = self.quantiles()
-        return {
-            "seeds": self.seeds,
-            "median": m,
-            "q10": lo,
-            "q90": hi,
-            "fraction": self.fraction,
-        }
-
-
-def over_seeds(
-    values, holds, detail: str = ""
-) -> tuple[float, str, str, Spread]:
-    """What an ensemble claim's check returns: the median, the status by
-    :meth:`Spread.status`, the detail (prefixed by the spread) and the
-    spread."""
-    sp = Spread(tuple(float(v) for v in values), tuple(bool(h) for h in holds))
-    text = sp.text() + (f"; {detail}" if detail else "")
-    return round(sp.quantiles()[0], 4), sp.status(), text, sp
-
-
-def ordering(rows: dict[str, list[float]]) -> tuple[str, str]:
-    """Status of "the rows are in decreasing order", each row a quantity
-    over the same seeds: ``reproduced`` if every seed has the order and each
-    consecutive pair's medians differ by more than the 10-90 % spread of
-    either; ``inconclusive`` if the medians are in order but some difference
-    is within that spread; ``seed-dependent`` if the medians are in order
-    and some seed is not; else ``not reproduced``. Returns the status and a
-    line."""
-    names, arr = list(rows), np.array([rows[k] for k in rows], dtype=float)
-    med = np.median(arr, axis=1)
-    width = np.quantile(arr, 0.9, axis=1) - np.quantile(arr, 0.1, axis=1)
-    per_seed = np.all(arr[:-1] > arr[1:], axis=0)
-    in_order = bool(np.all(med[:-1] > med[1:]))
-    clear = bool(
-        np.all(med[:-1] - med[1:] > np.maximum(width[:-1], width[1:]))
-    )
-    status = (
-        "not reproduced"
-        if not in_order
-        else "inconclusive"
-        if not clear
-        else "reproduced"
-        if per_seed.all()
-        else "seed-dependent"
-    )
-    line = ", ".join(
-        f"{k} {m:.4g} ({w:.2g} wide)" for k, m, w in zip(names, med, width)
-    )
-    return (
-        status,
-        f"medians {line}; ordered for {int(per_seed.sum())} of {arr.shape[1]} "
-        "seeds",
-    )
 
 
 @dataclass(frozen=True)
@@ -271,7 +135,7 @@ def check(id: str, cache=True) -> Result:
     """Check one claim. Its measurement is kept in the disk cache
     (``lnpower.cache``), keyed by the code of the module that declares it
     and of every library module that module imports
-    (:func:`lnpower.cache.closure`), so a chapter and the reproduction
+    (:func:`lnpower.codegraph.closure`), so a chapter and the reproduction
     report that check the same claim measure it once; a change to that code
     measures it again, a change elsewhere (the book's tooling, say) does
     not."""
@@ -321,30 +185,6 @@ def check(id: str, cache=True) -> Result:
 def check_all() -> list[Result]:
     """Check every registered claim, in registration order."""
     return [check(i) for i in REGISTRY]
-
-
-def verdict(ok: bool) -> str:
-    """The status of a claim whose check either passes or fails."""
-    return "reproduced" if ok else "not reproduced"
-
-
-def within(x: float, target: float, rel: float) -> str:
-    """``reproduced`` if ``x`` is within ``rel`` (relative) of ``target``."""
-    return verdict(abs(x - target) <= rel * abs(target))
-
-
-def trend_status(values, target: float, tol: float) -> str:
-    """``reproduced`` if the last value is within ``tol`` of ``target``;
-    ``partial`` if the distance to ``target`` shrinks at every step of the
-    sequence; else ``not reproduced``."""
-    dist = [abs(x - target) for x in values]
-    if dist[-1] <= tol:
-        return "reproduced"
-    return (
-        "partial"
-        if all(b < a for a, b in zip(dist, dist[1:]))
-        else "not reproduced"
-    )
 
 
 def expect(

@@ -39,13 +39,19 @@ from .landscape import (
     orthonormal_case,
     sample_loss,
 )
-from .moments import BLOCKS, block, expectation, identify, sphere_average
+from .moments import (
+    BLOCKS,
+    block,
+    expectation,
+    identify,
+    moment_expectation,
+    sphere_average,
+)
 from .reduction import (
     block_gradients,
     gradient_formulas,
     gradients,
     layer,
-    moment_expectation,
     paper_gradient_formulas,
     population_gradient,
     scalar_dynamics,

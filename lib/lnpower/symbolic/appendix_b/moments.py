@@ -81,3 +81,55 @@ def block(M, name: str):
 
 
 BLOCKS = ("W11", "W12", "W21", "W22", "V11", "V12", "V21", "V22")
+
+
+def _factors(expr):
+    """(scalar coefficient, list of matrix factors) of a product of matrix
+    expressions."""
+    if isinstance(expr, sp.MatMul):
+        coeff, factors = sp.S.One, []
+        for arg in expr.args:
+            c, f = _factors(arg)
+            coeff, factors = coeff * c, factors + f
+        return coeff, factors
+    if not getattr(expr, "is_Matrix", False):
+        return expr, []
+    if isinstance(expr, sp.MatPow) and expr.exp.is_Integer and expr.exp > 0:
+        return sp.S.One, [expr.base] * int(expr.exp)
+    return sp.S.One, [expr]
+
+
+def moment_expectation(expr, S, a, moments):
+    """E of a sum of terms ``c S^k a a^T S^l`` (a d x d matrix) or ``c a^T
+    S^k a`` (a scalar) using only: a is independent of X, E[a a^T] = I/d,
+    and E[S^k] = moments[k] I. Returns the scalar m with E[expr] = m I
+    (matrix terms) or E[expr] = m (scalar terms). Raises ``ValueError`` on a
+    term of another form (e.g. one divided by ||Sa||)."""
+    dim = S.shape[0]
+    total = sp.S.Zero
+    for term in sp.MatAdd.make_args(expr):
+        coeff, factors = _factors(term)
+        if coeff.has(a) or coeff.has(S):
+            raise ValueError(
+                f"{term}: its scalar factor depends on the sample"
+            )
+        if a in factors and a.T in factors:
+            i, j = factors.index(a), factors.index(a.T)
+            if j == i + 1:  # S^k a a^T S^l -> E[S^(k+l)] E[a a^T]
+                k = len(factors) - 2
+                outer = factors[:i] + factors[j + 1 :]
+                if all(f == S for f in outer) and k in moments:
+                    total += coeff * moments[k] / dim
+                    continue
+            elif i == len(factors) - 1 and j == 0:  # a^T S^k a = tr(S^k a a^T)
+                k = len(factors) - 2
+                if all(f == S for f in factors[1:-1]) and k in moments:
+                    total += (
+                        coeff * moments[k]
+                    )  # tr(E[S^k] E[a a^T]) = tr(m_k I/d) = m_k
+                    continue
+        raise ValueError(
+            f"{term} is not of the form c S^k a a^T S^l or c a^T S^k a "
+            "with a known moment E[S^k]"
+        )
+    return sp.factor(total)

@@ -1,0 +1,146 @@
+"""The book's own claims beyond Theorem 4.2 (chapter without_ln): the
+no-LN fixed point is a saddle off the structured family, and SGD leaves
+it."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from .. import cache as _cache
+from .. import dynamics, stability, theory
+from ..config import PAPER
+from ..runs import (
+    BIG,
+    TASKS,
+    ensemble,
+    paper_task,
+    sample,
+)
+from .core import claim, over_seeds, verdict
+
+CH_42 = "book/without_ln"
+
+
+# --- beyond Theorem 4.2: the no-LN fixed point off the structured family
+# ---------------------
+
+
+def fixed_point(task: str, target: str) -> tuple[float, float]:
+    """(alpha~, beta~) where population gradient descent from (0, v0) stops
+    (Theorem 4.2)."""
+    opt = theory.no_ln_optimum(sample(task), target)
+    F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], PAPER.d)
+    _, a, b = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, 2000, [2000])
+    return float(a[-1]), float(b[-1])
+
+
+@cache
+def hessians(samples: int = 200_000) -> dict:
+    """The population Hessian blocks at the no-LN fixed point, both tasks
+    and targets (``{(task, target): {direction: block}}``, see
+    ``stability.hessian_blocks``; cached)."""
+    flat = _cache.arrays(
+        "hessians",
+        [samples],
+        _cache.closure("claims/part5_saddle"),
+        lambda: _hessians(samples),
+    )
+    out = {}
+    for name, x in flat.items():
+        t, tg, kind, field = name.split("|")
+        block = out.setdefault((t, tg), {}).setdefault(kind, {})
+        block[field] = float(x) if field == "stderr" else x
+    return out
+
+
+def _hessians(samples: int) -> dict[str, np.ndarray]:
+    out = {}
+    for t in TASKS:
+        points = {
+            tg: fixed_point(t, tg) for tg in ("normalized", "unnormalized")
+        }
+        for tg, blocks in stability.hessian_blocks(
+            paper_task(t), points, samples
+        ).items():
+            for kind, block in blocks.items():
+                out.update(
+                    {
+                        f"{t}|{tg}|{kind}|{k}": np.asarray(v)
+                        for k, v in block.items()
+                    }
+                )
+    return out
+
+
+@claim(
+    id="no-ln-saddle",
+    ref="thm-4-2",
+    where="Theorem 4.2 (beyond: off the family)",
+    statement=(
+        "The fixed point of Theorem 4.2 is a saddle of the full population "
+        "loss for the normalised target on Task 1: the Hessian in the "
+        "symmetric traceless directions of (W12, V21) has a negative "
+        "eigenvalue; for the unnormalised target on Task 1 every off-family "
+        "eigenvalue is positive"
+    ),
+    paper="Theorem 4.2 is about the structured family only",
+    tolerance=(
+        "the negative eigenvalue below -4 standard errors; the positive ones "
+        "above +4"
+    ),
+    chapter=CH_42,
+    source="book",
+)
+def _saddle():
+    H = hessians()
+    neg = H["sphere", "normalized"]["symmetric traceless"]
+    z_neg = neg["eigenvalues"][0] / neg["stderr"]
+    pos = [
+        H["sphere", "unnormalized"][k]
+        for k in ("symmetric traceless", "antisymmetric")
+    ]
+    z_pos = min(h["eigenvalues"][0] / h["stderr"] for h in pos)
+    rows = [
+        f"{TASKS[t]}/{tg}: "
+        + ", ".join(
+            f"{k[:4]} {v['eigenvalues'][0]:+.4f}"
+            for k, v in H[t, tg].items()
+            if k != "identity"
+        )
+        for t, tg in H
+    ]
+    return (
+        round(float(neg["eigenvalues"][0]), 5),
+        verdict(z_neg < -4 and z_pos > 4),
+        f"z = {z_neg:.1f} and {z_pos:.1f}; smallest eigenvalues "
+        + "; ".join(rows),
+    )
+
+
+@claim(
+    id="no-ln-departure-generalises",
+    ref="thm-4-2",
+    where="Theorem 4.2 (beyond: off the family)",
+    statement=(
+        "Where SGD leaves the fixed point (normalised target, Task 1), the "
+        "weights it finds are better for the population, not only for its "
+        "training set: at T = 2000 the test loss, like the training loss, is "
+        "below the irreducible loss L1(gamma1*) of the structured family"
+    ),
+    paper="Theorem 4.2 is about the structured family only",
+    tolerance="per seed: both losses below L1(gamma1*) by more than 1 %",
+    chapter=CH_42,
+    source="book",
+)
+def _departure():
+    hs = ensemble("layer", norm="none", target="normalized")["sphere"]
+    L1 = theory.no_ln_optimum(sample("sphere", BIG), "normalized")["loss"]
+    ratio = np.array([max(h.train_loss[-1], h.test_loss[-1]) / L1 for h in hs])
+    return over_seeds(
+        ratio,
+        ratio < 0.99,
+        f"the larger of train and test loss over "
+        f"L1(gamma1*) = {L1:.4f}, per seed",
+    )
