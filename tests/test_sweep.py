@@ -176,3 +176,32 @@ def test_the_where_grid_and_its_stored_table(monkeypatch):
     } == {(where.setup_of(c), c.d, c.n, c.lr, c.seed) for c in full}
     monkeypatch.setenv("LNPOWER_SEED", "1")  # other draws: not these rows
     assert where.stored() is None
+
+
+def test_the_sweep_command_reports_each_failure_on_its_line(
+    tmp_path, capsys, monkeypatch
+):
+    from lnpower.__main__ import main
+
+    monkeypatch.setenv("LNPOWER_CACHE", str(tmp_path / "cache"))
+    sets = [f"--set={k}={v}" for k, v in TINY.items()] + ["--set=norm=none"]
+    out = tmp_path / "t.csv"
+    code = main(
+        [
+            "sweep",
+            "--grid",
+            "lr=0.1,1e6",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            *sets,
+        ]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0 and "2 runs, 1 failed" in lines[-2]
+    assert (
+        lines[-1].startswith("failed: TrainingDiverged")
+        and "1000000" in (lines[-1])
+    )
+    assert out.read_text().count("\n") == 3

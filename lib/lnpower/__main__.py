@@ -156,6 +156,14 @@ def _print_human(name: str, out: dict) -> None:
             )
         print(out["summary"])
         return
+    if name == "sweep":
+        print(
+            f"{out['runs']} runs, {out['failed']} failed, "
+            f"{out['seconds']:.0f} s; table: {out['table']}"
+        )
+        for line in out["failures"]:
+            print(f"failed: {line}")
+        return
     for k, v in out.items():
         print(f"{k:>32}: {v:.6g}" if isinstance(v, float) else f"{k:>32}: {v}")
 

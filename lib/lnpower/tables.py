@@ -94,9 +94,9 @@ class Table:
         )
 
     def advance(self, w: float, v: float, eta: float, m: int, t0: int = 0):
-        """``m`` steps of the recursion (see :func:`run`) with F looked
-        up inline, about twice as fast as calling the table at every
-        step."""
+        """``m`` steps of the recursion (see :func:`lnpower.dynamics.run`)
+        with F looked up inline, about twice as fast as calling the table
+        at every step."""
         logF, dlog, last, slope = self.logF, self._dlog, self._last, self.slope
         inv_s, inv_h, log_end, top = (
             self._inv_scale,

@@ -1,6 +1,6 @@
 """The book's tooling on the command line: ``python -m lnpower bench``,
 ``assignments {student,grade,otter}`` and ``sync-colab`` (their parsers,
-commands and printing; :mod:`lnpower.cli` and ``lnpower.__main__`` hold the
+commands and printing; ``lnpower.cli`` and ``lnpower.__main__`` hold the
 science's)."""
 
 from __future__ import annotations
