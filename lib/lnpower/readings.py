@@ -43,7 +43,7 @@ def population_slopes(run, T: int) -> tuple[float, float]:
 
 
 def gap(h) -> float:
-    """Fig. 3's quantity: |test loss / training loss - 1| at the end of a
+    """Fig. 3's quantity: ``|test loss / training loss - 1|`` at the end of a
     run."""
     return abs(h.test_loss[-1] / h.train_loss[-1] - 1)
 
