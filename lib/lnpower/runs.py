@@ -148,3 +148,50 @@ def fig3_runs(seed: int = 0) -> dict:
         for d, n in FIG3
         if (t, d, n) in runs
     }
+
+
+# Part V's runs (the chapters beyond and beyond_training)
+
+
+def random_init_runs(scale: float = 0.05, seeds=(0, 1, 2)):
+    """LN layer from small Gaussian weights in every block (v0 = 0), trained
+    together, cached."""
+    return fit_many(
+        [
+            paper_config(model="layer", v0=0.0, init_scale=scale, seed=s)
+            for s in seeds
+        ],
+        cache=True,
+    )
+
+
+def sample_size_runs(sizes=(100, 1000, 10_000), seed: int = 0):
+    """LN layer at the paper's settings with training sets of several sizes
+    (cached)."""
+    return {
+        N: fit_many(
+            [paper_config(model="layer", train_size=N, seed=seed)], cache=True
+        )[0]
+        for N in sizes
+    }
+
+
+def adam_runs(lr: float = 1e-3, seeds=(0, 1, 2)):
+    """The LN layer trained by Adam at the paper's other settings (cached)."""
+    return fit_many(
+        [
+            paper_config(model="layer", optimizer="adam", lr=lr, seed=s)
+            for s in seeds
+        ],
+        cache=True,
+    )
+
+
+@cache
+def adam_population(lr: float = 1e-3, steps: int = 10**5):
+    """Adam on the LN layer's reduced population loss, from (alpha, beta) =
+    (0, 1)."""
+    tab, _ = ln_run()
+    return dynamics.run_adam(
+        tab, 0.0, 1.0, lr, steps, [2000, *dynamics.log_steps(steps)]
+    )

@@ -5,42 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dynamics, inference, model, theory
-from ..config import PAPER, paper_config
+from ..config import PAPER
 from ..runs import (
     ETA,
     ensemble,
     looped_run,
     paper_task,
+    random_init_runs,
     sample,
+    sample_size_runs,
 )
 from ..tasks import generator, principal_projector
-from ..train import fit_many
 from .core import STATUSES, claim, ordering, over_seeds, verdict
 
 CH = "book/beyond"
-
-
-def random_init_runs(scale: float = 0.05, seeds=(0, 1, 2)):
-    """LN layer from small Gaussian weights in every block (v0 = 0), trained
-    together, cached."""
-    return fit_many(
-        [
-            paper_config(model="layer", v0=0.0, init_scale=scale, seed=s)
-            for s in seeds
-        ],
-        cache=True,
-    )
-
-
-def sample_size_runs(sizes=(100, 1000, 10_000), seed: int = 0):
-    """LN layer at the paper's settings with training sets of several sizes
-    (cached)."""
-    return {
-        N: fit_many(
-            [paper_config(model="layer", train_size=N, seed=seed)], cache=True
-        )[0]
-        for N in sizes
-    }
 
 
 @claim(

@@ -3,41 +3,19 @@ chapter beyond_training): Adam against SGD, and which normalisation."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from .. import dynamics, variants
-from ..config import ADAM, paper_config
+from ..config import ADAM
 from ..runs import (
+    adam_population,
+    adam_runs,
     ensemble,
     ln_run,
 )
-from ..train import fit_many
 from .core import claim, over_seeds, verdict
 
 CH_TRAINING = "book/beyond_training"
-
-
-def adam_runs(lr: float = 1e-3, seeds=(0, 1, 2)):
-    """The LN layer trained by Adam at the paper's other settings (cached)."""
-    return fit_many(
-        [
-            paper_config(model="layer", optimizer="adam", lr=lr, seed=s)
-            for s in seeds
-        ],
-        cache=True,
-    )
-
-
-@cache
-def adam_population(lr: float = 1e-3, steps: int = 10**5):
-    """Adam on the LN layer's reduced population loss, from (alpha, beta) =
-    (0, 1)."""
-    tab, _ = ln_run()
-    return dynamics.run_adam(
-        tab, 0.0, 1.0, lr, steps, [2000, *dynamics.log_steps(steps)]
-    )
 
 
 @claim(
