@@ -121,10 +121,8 @@ def cmd_sweep(args) -> dict:
         "seconds": time.perf_counter() - t0,
         "table": str(sweep.write_table(rows, args.out)),
         "failures": [
-            f"{r.pop('error')} ({r})"
-            for r in (
-                {k: r[k] for k in (*sweep.COLUMNS, "error")} for r in failed
-            )
+            f"{r['error']} ({ {k: r[k] for k in sweep.COLUMNS} })"
+            for r in failed
         ],
     }
 

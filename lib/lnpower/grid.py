@@ -89,7 +89,7 @@ def _pair(text: str) -> tuple[str, str]:
 def from_options(name, axes, fixed, seeds, device=None):
     """The configs of ``python -m lnpower sweep``: a named sweep (``where``
     or ``where-subset``) or ``--grid FIELD=V1,V2`` axes with ``--set
-    FIELD=V`` settings and ``--seeds``."""
+    FIELD=V`` settings and ``--seeds``; ``device`` for every run."""
     if name is not None:
         from . import where
 
@@ -99,19 +99,18 @@ def from_options(name, axes, fixed, seeds, device=None):
                 "or give --grid without a name"
             )
         configs = where.configs(full=name == "where")
-        if device:
-            configs = [dataclasses.replace(c, device=device) for c in configs]
-        return configs
-    if not axes:
+    elif not axes:
         raise ValueError("give a named sweep or at least one --grid axis")
-    grid_axes = {}
-    for text in axes:
-        field, values = _pair(text)
-        grid_axes[field] = [_value(field, v) for v in values.split(",")]
-    kw = {f: _value(f, v) for f, v in map(_pair, fixed)}
+    else:
+        grid_axes = {}
+        for text in axes:
+            field, values = _pair(text)
+            grid_axes[field] = [_value(field, v) for v in values.split(",")]
+        kw = {f: _value(f, v) for f, v in map(_pair, fixed)}
+        configs = grid(grid_axes, seeds, **kw)
     if device:
-        kw["device"] = device
-    return grid(grid_axes, seeds, **kw)
+        configs = [dataclasses.replace(c, device=device) for c in configs]
+    return configs
 
 
 def row(config: TrainConfig, h) -> dict:

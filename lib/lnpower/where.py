@@ -22,7 +22,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from . import cache as _cache
 from . import dynamics, inference, seeding, theory
@@ -134,9 +133,7 @@ def loop_rate(h, seed: int = 7) -> dict[str, float]:
     c, L = h.config, INFERENCE["loops"]
     X, a = Task(c.task, c.d, c.n).sample(INFERENCE["points"], generator(seed))
     P, _ = principal_projector(X)
-    power = torch.stack(
-        [inference.sin_angle(y, P) for y in inference.power_method(X, a, L)]
-    ).numpy()
+    power = inference.sin_angle(inference.power_method(X, a, L), P).numpy()
 
     def rate(e):
         e = np.clip(e, 1e-300, None)  # exact convergence: no rate to read
