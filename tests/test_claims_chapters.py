@@ -112,32 +112,56 @@ def test_expect_with_computed_ids_is_refused(tmp_path):
         expected_ids(nb)
 
 
-def test_claims_are_declared_with_named_fields():
-    from lnpower.claims.core import claim
+ENTRY = {
+    "id": "x",
+    "ref": "thm-4-1",
+    "where": "Theorem 4.1",
+    "statement": "s",
+    "paper": "p",
+    "tolerance": "t",
+    "chapter": "book/x",
+    "source": "paper",
+    "check": "part1:_kappa",
+}
 
-    with pytest.raises(TypeError):
-        claim("x", "thm-4-1", "Theorem 4.1", "s", "p", "t", "book/x")
-    with pytest.raises(ValueError, match="unknown statement 'thm-9-9'"):
-        claim(
-            id="x",
-            ref="thm-9-9",
-            where="w",
-            statement="s",
-            paper="p",
-            tolerance="t",
-            chapter="book/x",
-        )
-    with pytest.raises(ValueError, match="source 'blog'"):
-        claim(
-            id="x",
-            ref="thm-4-1",
-            where="w",
-            statement="s",
-            paper="p",
-            tolerance="t",
-            chapter="book/x",
-            source="blog",
-        )
+
+@pytest.mark.parametrize(
+    "change, error",
+    [
+        ({}, None),
+        ({"ref": "thm-9-9"}, "unknown statement 'thm-9-9'"),
+        ({"source": "blog"}, "source 'blog' is not one of"),
+        ({"check": "part1:nothing"}, "check 'part1:nothing' is not a"),
+        ({"chapter": None}, r"missing \['chapter'\], unknown \[\]"),
+        ({"colour": "red"}, r"missing \[\], unknown \['colour'\]"),
+    ],
+)
+def test_the_ledger_is_read_with_named_fields(tmp_path, change, error):
+    """The ledger's loader: every field named, known statements and
+    sources, a check that exists; one line naming the claim otherwise."""
+    from lnpower.claims import part1
+    from lnpower.claims.core import load
+
+    entry = {k: v for k, v in {**ENTRY, **change}.items() if v is not None}
+    lines = [f"{k} = {json.dumps(v)}" for k, v in entry.items()]
+    path = tmp_path / "ledger.toml"
+    path.write_text("[[claim]]\n" + "\n".join(lines) + "\n")
+    if error is None:
+        assert load(path)["x"].check is part1._kappa
+        path.write_text(path.read_text() * 2)
+        error = "declared twice"
+    with pytest.raises(ValueError, match=f"ledger.toml, claim 'x': {error}"):
+        load(path)
+
+
+def test_the_ledger_is_the_registry():
+    """Every check of the ledger is its own function, and every field of the
+    registry came from the ledger file."""
+    from lnpower.claims.core import LEDGER, load
+
+    assert list(load(LEDGER)) == list(REGISTRY)
+    checks = [c.check for c in REGISTRY.values()]
+    assert len(set(checks)) == len(checks)
 
 
 def test_a_claims_cache_key_covers_its_imports_and_not_the_tooling():

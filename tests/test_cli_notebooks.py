@@ -1,39 +1,15 @@
 """The command line and the stored notebooks."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "lnpower", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+from helpers import ROOT
+from helpers import cli as run
 
 
 def test_theory_json_keys():
-    r = run(
-        "theory",
-        "--task",
-        "sphere",
-        "--d",
-        "8",
-        "--n",
-        "16",
-        "--loops",
-        "3",
-        "--samples",
-        "2000",
-        "--json",
-    )
+    args = "--task sphere --d 8 --n 16 --loops 3 --samples 2000 --json"
+    r = run("theory", *args.split())
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     for k in (
@@ -49,17 +25,8 @@ TINY = "--d 4 --n 8 --steps 5 --train-size 50 --test-size 20".split()
 
 
 def test_train_json_keys():
-    r = run(
-        "train",
-        "--model",
-        "looped",
-        "--loops",
-        "2",
-        "--target",
-        "subspace",
-        *TINY,
-        "--json",
-    )
+    looped = "--model looped --loops 2 --target subspace".split()
+    r = run("train", *looped, *TINY, "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert {

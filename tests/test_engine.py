@@ -88,3 +88,38 @@ def test_flop_count_matches_layer_shapes():
     assert bench.engine_flops(10, 2, 16, 32) == 2 * bench.engine_flops(
         10, 1, 16, 32
     )
+
+
+def _bench(per_run: dict, steady: dict) -> dict:
+    """A :func:`bench.compare` result: seconds of a paper-length run and
+    steady-state ratios for each engine."""
+    return {
+        "engines": {
+            name: {"paper_run_s": s, "vs_engine": steady.get(name, 1.0)}
+            for name, s in per_run.items()
+        }
+    }
+
+
+def test_the_engine_rule_counts_compilation():
+    """The rule of ``lnpower.engine``: an autograd engine is selected only
+    if it is within 15 % of the hand-written one on every model, over a
+    paper-length run with its compilation."""
+    fast_steady = {"torch.compile": 1.1, "torch.func": 0.5}
+    slow_start = {"engine": 27.0, "torch.compile": 44.0, "torch.func": 52.0}
+    looped, layer = (
+        _bench(slow_start, fast_steady),
+        _bench(
+            {"engine": 1.0, "torch.compile": 1.1, "torch.func": 2.5},
+            fast_steady,
+        ),
+    )
+    rule = bench.select([looped, layer])
+    assert rule["selected"] == "engine"
+    assert rule["ratios"]["torch.compile"]["steady"] == 1.1
+    assert abs(rule["ratios"]["torch.compile"]["per_run"] - 27 / 44) < 1e-12
+    looped["engines"]["torch.compile"]["paper_run_s"] = 30.0
+    assert bench.select([looped, layer])["selected"] == "torch.compile"
+    assert bench.select([looped])["selected"] == "torch.compile"
+    layer["engines"]["torch.compile"]["paper_run_s"] = 1.2
+    assert bench.select([looped, layer])["selected"] == "engine"

@@ -4,6 +4,7 @@ run's cache key covers its own normalisation's code only."""
 
 import pytest
 import torch
+from helpers import TINY_RUN
 
 from lnpower import cache, model, norms, train
 from lnpower.config import TrainConfig
@@ -69,16 +70,7 @@ def test_a_registered_function_trains_and_keys_its_own_code():
         "halved", lambda Z, dim: 0.5 * norms.get("layernorm")(Z, dim)
     )
     try:
-        c = TrainConfig(
-            norm="halved",
-            d=4,
-            n=8,
-            steps=5,
-            train_size=64,
-            test_size=32,
-            eval_size=32,
-            batch=16,
-        )
+        c = TrainConfig(**{**TINY_RUN, "norm": "halved", "steps": 5})
         h = train.fit(c, progress=False, cache=False)
         assert len(h.test_loss) > 1 and all(
             map(torch.isfinite, torch.tensor(h.test_loss))

@@ -3,12 +3,11 @@ memory refused up front, departures from the paper's assumptions named, the
 paper's defaults per model."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from helpers import cli
 
 import lnpower.train
 from lnpower import cache, codegraph
@@ -17,7 +16,6 @@ from lnpower.config import PAPER, TrainConfig
 from lnpower.history import History
 from lnpower.train import fit
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY = [
     "--d",
     "4",
@@ -34,15 +32,6 @@ TINY = [
     "--batch",
     "16",
 ]
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "lnpower", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
 
 
 def test_save_path_checked_before_training(tmp_path, monkeypatch, capsys):

@@ -10,22 +10,13 @@ import time
 
 import numpy as np
 import pytest
+from helpers import TINY_RUN
 
 from lnpower import sweep, train
 from lnpower.sweep import is_cached
 from lnpower.train import fit
 
-TINY = dict(
-    model="layer",
-    d=4,
-    n=8,
-    steps=60,
-    batch=16,
-    train_size=200,
-    test_size=50,
-    eval_size=50,
-    log_points=4,
-)
+TINY = TINY_RUN
 
 
 def test_sweep_on_two_workers_equals_training_directly(tmp_path, monkeypatch):

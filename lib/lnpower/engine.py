@@ -10,14 +10,17 @@ which is all ``y_L`` reads (O(d n) instead of O(d^2 n)); and the backward
 pass is written out, so products shared with the forward are computed once.
 The normalisation is a forward and backward pair from ``lnpower.norms``.
 
-Why not autograd (``python -m lnpower bench``, 2 CPU cores, 2026-12-01):
-``torch.func`` (``vmap`` of ``grad``) reaches 52-57 % of this engine's
-steps/s (looped model) and 37-41 % (layer); ``torch.compile`` of the model's
-forward and backward 93-102 % and 111-123 % per step, but its first step
-compiles for 14.8 s (looped) and 2.3 s (layer) in a fresh process (as in
-Colab) and again at every new shape, so a paper-length run takes 44 s
-against 26-30 s and 3.1 s against 0.9-1.1 s, and it trains one run at a
-time. The book trains runs of many shapes, most once per process.
+Why not autograd: the rule (``lnpower.book.bench.select``, reported by
+``python -m lnpower bench``) keeps an autograd engine only if it reaches
+85 % of this engine's steps/s on both models over a paper-length run,
+compilation included. Measured 2026-12-02 (2 CPU cores, 4 runs of
+``bench``): ``torch.func`` (``vmap`` of ``grad``) 0.33-0.37 of the steps/s
+per step and per run; ``torch.compile`` of the model's forward and backward
+0.83-0.87 per step once compiled, but its first step compiles for 19 s
+(looped) and 2.4-3.1 s (layer) in a fresh process with an empty compiler
+cache (as in Colab), 3.1-3.6 s with a warm one, and again at every new
+shape, so over a paper-length run it reaches 0.24-0.29 (0.75-0.77 warm).
+The book trains runs of many shapes, most once per process.
 """
 
 from __future__ import annotations

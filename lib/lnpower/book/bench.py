@@ -174,6 +174,31 @@ def compare(
     }
 
 
+def select(results: list[dict], within: float = 0.15) -> dict:
+    """The engine rule of the training engine (``lnpower.engine``): an
+    autograd engine replaces the hand-written one if, on every model of
+    ``results`` (:func:`compare`'s dicts, with ``autograd``), its steps/s
+    are within ``within`` of the hand-written engine's. Steps/s are
+    counted over a run of the paper's T steps in a fresh process,
+    compilation included (``paper_run_s``), since every run of a new shape
+    pays it; the steady-state ratio (``vs_engine``) is reported beside.
+    Of those that pass, the fastest is selected."""
+    ratios = {}
+    for name in results[0]["engines"]:
+        if name in ("engine", "naive"):
+            continue
+        per_run = [
+            r["engines"]["engine"]["paper_run_s"]
+            / r["engines"][name]["paper_run_s"]
+            for r in results
+        ]
+        steady = [r["engines"][name]["vs_engine"] for r in results]
+        ratios[name] = {"per_run": min(per_run), "steady": min(steady)}
+    passing = [k for k, v in ratios.items() if v["per_run"] >= 1 - within]
+    best = max(passing, key=lambda k: ratios[k]["per_run"], default="engine")
+    return {"selected": best, "within": within, "ratios": ratios}
+
+
 def _engines(E, Y, W0, V0, loops, target, lr, autograd: bool) -> dict:
     """One SGD step of each engine on ``(E, Y)`` from ``(W0, V0)``, as
     functions of nothing: ``naive``, ``engine`` and, with ``autograd``,

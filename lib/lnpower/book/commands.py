@@ -33,7 +33,7 @@ def add_parsers(sub) -> None:
         help="also time `train` end to end against a plain autograd loop for "
         "STEPS steps (fresh processes, start-up included)",
     )
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    _json(b)
     a = sub.add_parser(
         "assignments", help="coursework: student editions, grading, Otter"
     )
@@ -45,9 +45,7 @@ def add_parsers(sub) -> None:
     st.add_argument(
         "--out", required=True, help="folder for the student editions"
     )
-    st.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
+    _json(st)
     gr = asub.add_parser(
         "grade", help="execute a submitted notebook and grade its exercises"
     )
@@ -65,9 +63,7 @@ def add_parsers(sub) -> None:
         default=300,
         help="seconds per cell (default 300)",
     )
-    gr.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
+    _json(gr)
     ot = asub.add_parser(
         "otter",
         help="Otter Assign master notebooks, then `otter assign`: "
@@ -85,9 +81,7 @@ def add_parsers(sub) -> None:
         action="store_true",
         help="write the master notebooks only (do not run otter assign)",
     )
-    ot.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
+    _json(ot)
     sc = sub.add_parser(
         "sync-colab",
         help="point every chapter's Colab install cell at the "
@@ -99,9 +93,7 @@ def add_parsers(sub) -> None:
     sc.add_argument(
         "--config", default="_config.yml", help="default _config.yml"
     )
-    sc.add_argument(
-        "--json", action="store_true", help="print one JSON object"
-    )
+    _json(sc)
 
 
 def cmd_assignments(args) -> dict:
@@ -150,6 +142,12 @@ def cmd_sync_colab(args) -> dict:
     }
 
 
+def _json(parser) -> None:
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object"
+    )
+
+
 def cmd_bench(args) -> dict:
     from ..config import resolve_device
     from . import bench, bench_e2e
@@ -173,6 +171,7 @@ def cmd_bench(args) -> dict:
         },
         "looped": looped,
         "layer": layer,
+        "rule": bench.select([looped, layer]),
     }
     if args.end_to_end:
         out["end_to_end"] = bench_e2e.end_to_end(args.end_to_end)
@@ -210,6 +209,14 @@ def print_human(name: str, out: dict) -> None:
                 "of the "
                 f"{r['peak_gflops']:.0f} GFLOP/s matmul peak"
             )
+        rule = out["rule"]
+        for name, r in rule["ratios"].items():
+            print(
+                f"{name}: {r['per_run']:.2f} of the engine's steps/s over a "
+                f"paper-length run (compilation included), {r['steady']:.2f} "
+                "per step after it"
+            )
+        print(f"the engine rule selects: {rule['selected']}")
         return
     if name == "assignments":
         if "written" in out:

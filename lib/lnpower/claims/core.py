@@ -1,6 +1,6 @@
-"""The registry: each claim has an id, where it is in the paper, the
-statement, the paper's value or prediction, a tolerance and a ``check`` that
-measures it now.
+"""The registry: each claim is declared as data in ``ledger.toml`` (an id,
+where it is in the paper, the statement, the paper's value or prediction, a
+tolerance, its chapter) and names the ``check`` that measures it now.
 
 Statuses: ``reproduced`` (within tolerance), ``partial`` (the trend holds
 but the stated value is not reached within the tolerance at the horizon
@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from .. import cache as _cache
 from .statements import SOURCES, STATEMENTS, statement_name  # noqa: F401
@@ -76,9 +77,6 @@ class Result:
         return asdict(self)
 
 
-REGISTRY: dict[str, Claim] = {}
-
-
 def _module(fn) -> str:
     """The library module that defines ``fn``, as ``lnpower.cache`` names
     it; ``claims/core`` for a check defined outside the library."""
@@ -87,48 +85,54 @@ def _module(fn) -> str:
     return fn.__module__.removeprefix("lnpower.").replace(".", "/")
 
 
-def claim(
-    *,
-    id: str,
-    ref: str,
-    where: str,
-    statement: str,
-    paper: str,
-    tolerance: str,
-    chapter: str,
-    source: str = "paper",
-):
-    """Register the decorated function as the check of a claim; it returns
-    ``(measured, status, detail)`` or :func:`over_seeds`'s four. The fields:
+LEDGER = Path(__file__).with_name("ledger.toml")
+# every claim, in the ledger's order (filled by ``lnpower.claims``)
+REGISTRY: dict[str, Claim] = {}
+FIELDS = (
+    "id", "ref", "where", "statement", "paper", "tolerance", "chapter",
+    "source", "check",
+)  # fmt: skip
 
-    - ``id``: the claim's name in the ledger;
-    - ``ref``: the label of the numbered statement the claim is about
-      (:data:`STATEMENTS`);
-    - ``where``: where in the paper (or the book) the sentence is;
-    - ``statement``: the sentence checked; ``paper``: the paper's own words
-      or value; ``tolerance``: the test it must pass;
-    - ``chapter``: the one chapter that expects the claim's status;
-    - ``source``: ``"paper"`` or ``"book"`` (:data:`SOURCES`).
-    """
-    if ref not in STATEMENTS:
-        raise ValueError(
-            f"claim {id!r}: unknown statement {ref!r}; "
-            f"known: {sorted(STATEMENTS)}"
-        )
-    if source not in SOURCES:
-        raise ValueError(
-            f"claim {id!r}: source {source!r} is not one of {sorted(SOURCES)}"
-        )
 
-    def wrap(fn):
-        if id in REGISTRY:
-            raise ValueError(f"claim {id!r} registered twice")
-        REGISTRY[id] = Claim(
-            id, where, statement, paper, tolerance, chapter, fn, source, ref
-        )
-        return fn
+def load(path: Path = LEDGER) -> dict[str, Claim]:
+    """The claims declared in the TOML file ``path`` (``ledger.toml``), in
+    its order, each with its check resolved: ``check = "module:function"``
+    names a function of ``lnpower.claims.module``. Every field of
+    ``FIELDS`` is required, none other is allowed, ``ref`` must be a
+    statement of :data:`STATEMENTS` and ``source`` one of :data:`SOURCES`;
+    ``ValueError`` names the claim and the field otherwise."""
+    import importlib
+    import tomllib
 
-    return wrap
+    claims: dict[str, Claim] = {}
+    for n, entry in enumerate(tomllib.loads(path.read_text())["claim"]):
+        name = f"{path.name}, claim {entry.get('id', f'#{n + 1}')!r}"
+        missing = [f for f in FIELDS if f not in entry]
+        extra = sorted(set(entry) - set(FIELDS))
+        if missing or extra:
+            raise ValueError(f"{name}: missing {missing}, unknown {extra}")
+        if entry["ref"] not in STATEMENTS:
+            raise ValueError(
+                f"{name}: unknown statement {entry['ref']!r}; "
+                f"known: {sorted(STATEMENTS)}"
+            )
+        if entry["source"] not in SOURCES:
+            raise ValueError(
+                f"{name}: source {entry['source']!r} is not one of "
+                f"{sorted(SOURCES)}"
+            )
+        if entry["id"] in claims:
+            raise ValueError(f"{name}: declared twice")
+        module, _, function = entry["check"].partition(":")
+        mod = importlib.import_module(f"lnpower.claims.{module}")
+        if not callable(getattr(mod, function, None)):
+            raise ValueError(
+                f"{name}: check {entry['check']!r} is not a function of "
+                f"lnpower.claims.{module}"
+            )
+        entry = {**entry, "check": getattr(mod, function)}
+        claims[entry["id"]] = Claim(**entry)
+    return claims
 
 
 def check(id: str, cache=True) -> Result:

@@ -9,21 +9,12 @@ from .. import shifts, symbolic, tasks, theory
 from ..config import PAPER
 from ..runs import BIG, paper_task, sample
 from ..tasks import Task
-from .core import claim, verdict
+from .core import verdict
 
 # --- claims the library alone can check
 # -----------------------------------------------------
 
 
-@claim(
-    id="kappa-closed-forms",
-    ref="thm-4-2",
-    where="Theorem 4.2 (Appendix B.2)",
-    statement="kappa1 = n/d and kappa2 = n(n+d-1)/d^2 for Task 1 (d=16, n=32)",
-    paper="2.0 and 5.875 (derived closed forms)",
-    tolerance="Monte Carlo within 4 standard errors",
-    chapter="book/without_ln",
-)
 def _kappa():
     k = theory.kappas(sample("sphere", BIG))
     ex = theory.kappas_exact(paper_task())
@@ -37,18 +28,6 @@ def _kappa():
     )
 
 
-@claim(
-    id="no-ln-irreducible",
-    ref="thm-4-2",
-    where="Theorem 4.2",
-    statement=(
-        "Without LN the best loss L(gamma*) is strictly positive for both "
-        "targets (Task 1, d=16, n=32)"
-    ),
-    paper="L1(gamma1*) > 0 and L2(gamma2*) > 0",
-    tolerance="both above 0.1",
-    chapter="book/without_ln",
-)
 def _irreducible():
     sm = sample("sphere", BIG)
     l1 = theory.no_ln_optimum(sm, "normalized")["loss"]
@@ -61,21 +40,6 @@ def _irreducible():
     )
 
 
-@claim(
-    id="symbolic-identities",
-    ref="thm-4-1",
-    where="Theorems 4.1-4.7 (Appendices A-F)",
-    statement=(
-        "Every derivation of the proofs done by SymPy from the definitions "
-        "holds: the E^(1) collapse, Schur's lemma and the looped model's "
-        "expansion (A, F), the reduction, landscapes and recursions without "
-        "LN (B), the gradients, growth and loss with LN (C), the angular "
-        "error and its bounds (D, E)"
-    ),
-    paper="identities",
-    tolerance="exact (SymPy)",
-    chapter="book/proof_looped",
-)
 def _symbolic():
     failed, found = [], symbolic.derivations()
     for name, derive in found.items():
@@ -99,18 +63,7 @@ def _symbolic():
 # --- Chapter "Principal component prediction" (§3.1)
 # ---------------------------------------
 
-CH_PCP = "book/principal_components"
 
-
-@claim(
-    id="a1-unit-columns",
-    ref="ass-3-2",
-    where="Assumption 3.2 (A1)",
-    statement="Task 1 and Task 2 draw matrices with unit-norm columns",
-    paper="every column has norm 1",
-    tolerance="max |norm - 1| < 1e-12",
-    chapter=CH_PCP,
-)
 def _a1():
     g = tasks.generator(11)
     norms = [
@@ -132,19 +85,6 @@ def invariance_z(stat, X: torch.Tensor, Q: torch.Tensor) -> float:
     )
 
 
-@claim(
-    id="a2-rotation-invariance",
-    ref="ass-3-2",
-    where="Assumption 3.2 (A2)",
-    statement=(
-        "Task 1 and Task 2 are rotation invariant: lambda_1(X) and the first "
-        "row's mean square keep their law under a fixed rotation; the same "
-        "test rejects an anisotropic sampler"
-    ),
-    paper="PX ~ X",
-    tolerance="|z| < 4 for both tasks; |z| > 10 for the anisotropic control",
-    chapter=CH_PCP,
-)
 def _a2():
     g = tasks.generator(12)
     Q = tasks.haar(1, PAPER.d, g)[0]
@@ -167,20 +107,6 @@ def _a2():
     )
 
 
-@claim(
-    id="a3-fails-at-n-equals-d",
-    ref="ass-3-2",
-    where="Assumption 3.2 (A3), Fig. 3",
-    statement=(
-        "For Task 1, Upsilon(n, d) = E[1/lambda_d] is infinite when n <= d + "
-        "1 (the tail index of 1/lambda_d is (n - d + 1)/2, finite mean needs "
-        "> 1), so Fig. 3's d = n = 16 configuration violates (A3)"
-    ),
-    paper="(A3) assumed for every configuration of Fig. 3",
-    tolerance="Hill tail index at n = d below 1 by 3 standard errors",
-    chapter=CH_PCP,
-    source="book",
-)
 def _a3():
     square = Task("sphere", PAPER.d, PAPER.d)  # Fig. 3's d = n = 16
     alpha = theory.tail_index(
@@ -195,18 +121,6 @@ def _a3():
     )
 
 
-@claim(
-    id="example-3.3",
-    ref="ex-3-3",
-    where="Example 3.3",
-    statement=(
-        "X = P U with P Haar has E[1/lambda_d(X)] = 1/lambda_min(U U^T): the "
-        "spectrum of X X^T is that of U U^T for every draw"
-    ),
-    paper="equality",
-    tolerance="max relative deviation < 1e-10",
-    chapter=CH_PCP,
-)
 def _ex33():
     g = tasks.generator(14)
     U = tasks.unit_sphere((8, 20), g)

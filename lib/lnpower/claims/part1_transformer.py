@@ -7,12 +7,10 @@ import numpy as np
 
 from .. import inference, model, tasks
 from ..tasks import Task
-from .core import claim, verdict
+from .core import verdict
 
 # --- Chapter "The transformer" (§3.2, the display of E^(1) in §4.1)
 # --------------------------
-
-CH_TF = "book/transformer"
 
 
 def _structuredsample(
@@ -22,19 +20,6 @@ def _structuredsample(
     return X, a, tasks.embed(X, a)
 
 
-@claim(
-    id="structured-layer-is-power-step",
-    ref="thm-4-1",
-    where="Theorem 4.1 (§4.1, the display of E^(1))",
-    statement=(
-        "With W12 = w I, V21 = v I and all other blocks 0, each loop of the "
-        "LN layer leaves X unchanged and maps a -> (I + rho S) a/||(I + rho "
-        "S) a||, rho = w v: L loops are L shifted power iterations"
-    ),
-    paper="exact",
-    tolerance="max deviation < 1e-10 over L = 1..20 (float64)",
-    chapter=CH_TF,
-)
 def _structured():
     X, a, E = _structuredsample()
     W, V = model.structured(8, 0.7, 1.3)
@@ -53,18 +38,6 @@ def _structured():
     )
 
 
-@claim(
-    id="rho-to-infinity-power-method",
-    ref="thm-4-1",
-    where="Theorem 4.1 (§4.1)",
-    statement=(
-        "As rho -> infinity the structured layer becomes the power method "
-        "step Sa/||Sa||, with an error of order 1/rho"
-    ),
-    paper="limit",
-    tolerance="log-log slope of the error against rho within 0.05 of -1",
-    chapter=CH_TF,
-)
 def _rho_limit():
     X, a, E = _structuredsample()
     pm = inference.power_method(X, a, 1)[0]

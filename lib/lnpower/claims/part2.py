@@ -12,12 +12,9 @@ from ..readings import (
     zero_block_max,
 )
 from ..runs import ETA, TASKS, ensemble, looped_run, sample
-from .core import claim, over_seeds, verdict, within
+from .core import over_seeds, verdict, within
 
 D = PAPER.d
-
-CH_41 = "book/looped_power_method"
-CH_LOOPED = "book/experiments_looped"  # SGD on the looped model
 
 
 # --- Theorem 4.1: the looped model
@@ -37,38 +34,10 @@ def zero_blocks_over_seeds(model: str):
     )
 
 
-@claim(
-    id="looped-zero-blocks",
-    ref="thm-4-1",
-    where="Theorem 4.1 (1), Fig. 1",
-    statement=(
-        "SGD from W = 0, V21 = I keeps W11, W21, W22, V11, V12, V22 exactly "
-        "zero (looped model, L = 10, Tasks 1 and 2, T = 2000)"
-    ),
-    paper="zero for all t",
-    tolerance="per seed: exactly 0 in every snapshot, both tasks",
-    chapter=CH_LOOPED,
-)
 def _looped_zero():
     return zero_blocks_over_seeds("looped")
 
 
-@claim(
-    id="looped-diagonal",
-    ref="thm-4-1",
-    where="Theorem 4.1 (1), Fig. 1",
-    statement=(
-        "Only the diagonals of W12 and V21 stay large: 'all the other entries "
-        "converge to zero' (looped model, SGD, T = 2000, both tasks)"
-    ),
-    paper="the off-structure entries converge to zero",
-    tolerance=(
-        f"per seed: structure residual below {STRUCTURE} at T and falling "
-        "over the last decade "
-        "(residual at T below the residual at T/10), both tasks"
-    ),
-    chapter=CH_LOOPED,
-)
 def _looped_diag():
     runs = ensemble("looped")
     level, falling, peak = [], [], []
@@ -101,23 +70,6 @@ def _near(steps, t) -> int:
     return min(steps, key=lambda s: abs(s - t))
 
 
-@claim(
-    id="looped-overfits",
-    ref="thm-4-1",
-    where="Theorem 4.1; §5 (the looped model's generalisation)",
-    statement=(
-        "At the paper's settings (10 000 training samples, T = 2000) the "
-        "looped model's test loss exceeds its training loss: the finite "
-        "training set is fitted, not only the population (both tasks)"
-    ),
-    paper="the paper reports no train/test gap for the looped model",
-    tolerance=(
-        "per seed: test loss above training loss by more than 5 % at T, both "
-        "tasks"
-    ),
-    chapter=CH_LOOPED,
-    source="book",
-)
 def _looped_gap():
     gaps = [
         min(h.test_loss[-1] / h.train_loss[-1] - 1 for h in pair)
@@ -141,21 +93,6 @@ def _looped_gap():
     )
 
 
-@claim(
-    id="looped-loss-limit",
-    ref="thm-4-1",
-    where="Theorem 4.1 (2)",
-    statement=(
-        "The loss decreases to L_L^(inf) > 0, the error of L power iterations "
-        "(L = 10, Task 1)"
-    ),
-    paper="L_L(theta_t) -> L_L^(inf)",
-    tolerance=(
-        "population loss along the reduced dynamics within 1 % of L_L^(inf) "
-        "at t = 10^6"
-    ),
-    chapter=CH_41,
-)
 def _looped_limit():
     _, (t, w, v) = looped_run()
     sm = sample("sphere", 20_000, 2)
@@ -169,18 +106,6 @@ def _looped_limit():
     )
 
 
-@claim(
-    id="looped-rho-increment",
-    ref="thm-4-1",
-    where="Theorem 4.1 (3), Appendix A.5",
-    statement=(
-        "rho_{t+1}^2 - rho_t^2 -> 4 eta c_L / d with c_L from L_L(rho) = "
-        "L_L^(inf) + c_L/rho + o(1/rho) (Task 1, L = 10)"
-    ),
-    paper="ratio -> 1",
-    tolerance="within 2 % at t = 10^6",
-    chapter=CH_41,
-)
 def _looped_inc():
     tab, (t, w, v) = looped_run()
     c_L = theory.c_L(sample("sphere", 5_000, 1), 10).value
@@ -190,18 +115,6 @@ def _looped_inc():
     return round(ratio, 4), within(ratio, 1.0, 0.02), f"c_L = {c_L:.4f}"
 
 
-@claim(
-    id="looped-growth-exponents",
-    ref="thm-4-1",
-    where="Theorem 4.1 (3)",
-    statement="w_t, v_t = Theta(t^(1/4)) and rho_t = Theta(t^(1/2))",
-    paper="1/4 and 1/2",
-    tolerance=(
-        "least-squares exponents on [10^5, 10^6] within 0.01 (reduced "
-        "dynamics, Task 1)"
-    ),
-    chapter=CH_41,
-)
 def _looped_exp():
     _, (t, w, v) = looped_run()
     pw = dynamics.exponent(t, w, 1e5, 1e6)[0]

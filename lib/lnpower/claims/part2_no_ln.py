@@ -8,18 +8,15 @@ import numpy as np
 from .. import dynamics, stored, theory
 from ..config import PAPER
 from ..readings import (
-    STRUCTURE,
     TARGETS,
     fixed_point,
     gamma_star,
     test_loss_stderr,
 )
 from ..runs import ETA, TASKS, ensemble, sample
-from .core import claim, over_seeds, within
+from .core import over_seeds, within
 
 D = PAPER.d
-
-CH_42, CH = "book/without_ln", "book/experiments"
 
 
 # --- Theorem 4.2: without LN
@@ -30,20 +27,6 @@ def _no_ln(target):
     return ensemble("layer", norm="none", target=target)
 
 
-@claim(
-    id="no-ln-gamma-star",
-    ref="thm-4-2",
-    where="Theorem 4.2, Figs. 6-7",
-    statement=(
-        "Without LN, SGD drives gamma~ to gamma* (both targets, Tasks 1 and 2)"
-    ),
-    paper="gamma~_t -> gamma*",
-    tolerance=(
-        "per seed: |gamma~_t - gamma*| < 2 % of gamma* at t = 500 for all "
-        "four runs"
-    ),
-    chapter=CH_42,
-)
 def _no_ln_gamma():
     devs = np.max(
         [
@@ -56,24 +39,6 @@ def _no_ln_gamma():
     return over_seeds(devs, devs < 0.02, "worst of the four runs per seed")
 
 
-@claim(
-    id="figs6-7-fixed-points",
-    ref="thm-4-2",
-    where="Theorem 4.2; Appendix G.2, Figs. 6-7",
-    statement=(
-        "Without LN, for both targets and both tasks, the active weights "
-        "'converge to fixed points' with gamma~ = gamma*, and the trained "
-        "layer keeps the structure"
-    ),
-    paper="fixed points",
-    tolerance=(
-        f"per run: |gamma~_T/gamma* - 1| < 5 %, gamma~ changes by less than "
-        f"2 % over the last 1000 steps, structure residual below {STRUCTURE} "
-        "at T; the "
-        "sentence holds for a seed when it holds for all four runs"
-    ),
-    chapter=CH,
-)
 def _figs67():
     ok, rows = [], []
     for target in TARGETS:
@@ -93,19 +58,6 @@ def _figs67():
     )
 
 
-@claim(
-    id="figs6-7-fixed-points-epochs",
-    ref="thm-4-2",
-    where="Theorem 4.2; Appendix G.2, Figs. 6-7",
-    statement=(
-        "Figs. 6-7's sentence with T read as 2000 epochs (156 000 iterations, "
-        "passes without replacement): the stored SGD runs without LN, both "
-        "targets and both tasks"
-    ),
-    paper="fixed points",
-    tolerance="as figs6-7-fixed-points, on the stored runs (one seed)",
-    chapter=CH,
-)
 def _figs67_epochs():
     rows, ok = [], True
     for target in TARGETS:
@@ -118,22 +70,6 @@ def _figs67_epochs():
     return over_seeds([float(ok)], [ok], "; ".join(rows))
 
 
-@claim(
-    id="no-ln-loss-floor",
-    ref="thm-4-2",
-    where="Theorem 4.2",
-    statement=(
-        "Without LN the loss converges to L(gamma*) > 0 (unnormalised target, "
-        "Tasks 1 and 2)"
-    ),
-    paper="L(gamma*) = 1 - kappa1^2/kappa2",
-    tolerance=(
-        "per seed: train and test loss at T within 2 % of L(gamma*) or within "
-        "3 standard errors of the 2000-sample estimate, whichever is wider, "
-        "both tasks"
-    ),
-    chapter=CH_42,
-)
 def _no_ln_floor():
     devs, ok, rows = [], [], []
     for task, hs in _no_ln("unnormalized").items():
@@ -157,21 +93,6 @@ def _no_ln_floor():
     )
 
 
-@claim(
-    id="no-ln-linear-rate",
-    ref="thm-4-2",
-    where="Theorem 4.2 (Appendix B.2.3, Part 3)",
-    statement=(
-        "gamma~_t converges linearly; near gamma* the recursion contracts by "
-        "1 - 2 eta kappa2 Q*/d per step"
-    ),
-    paper="linear convergence",
-    tolerance=(
-        "fitted rate of |gamma_t - gamma*| within 1 % of the predicted rate "
-        "(reduced recursion, Task 1, unnormalised)"
-    ),
-    chapter=CH_42,
-)
 def _no_ln_rate():
     opt = theory.no_ln_optimum(sample("sphere"), "unnormalized")
     F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], D)

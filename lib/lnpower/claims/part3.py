@@ -12,9 +12,8 @@ from .. import inference, shifts, tasks, theory
 from ..config import PAPER
 from ..runs import ensemble_size, paper_runs, paper_task, sample
 from ..tasks import Task
-from .core import claim, over_seeds, verdict
+from .core import over_seeds, verdict
 
-CH_OOD, CH_LOOPED = "book/out_of_distribution", "book/experiments_looped"
 SNAPSHOTS = (*PAPER.snapshot_steps, PAPER.steps)  # Fig. 5
 L_MAX = 25  # loops at inference in Figs. 5 and G.3
 D, N = PAPER.d, PAPER.n
@@ -60,23 +59,6 @@ def bound_violations(gamma, L_max: int = 25) -> tuple[int, int]:
     return bad, total
 
 
-@claim(
-    id="ood-bounds",
-    ref="thm-4-6",
-    where="Theorems 4.6 and 4.7",
-    statement=(
-        "Looping the learned update L times gives |c_{r+1}| R^L <= sin(phi_L) "
-        "<= (||a_perp||/||a_Z||) R^L on any test matrix with unit columns "
-        "(five distributions, one with a double top eigenvalue), for the LN "
-        "layer at T = 100, 300, 2000, the no-LN layer at gamma* and the power "
-        "method"
-    ),
-    paper="bounds hold",
-    tolerance=(
-        "no violation over L = 1..25 and 100 test points per distribution"
-    ),
-    chapter=CH_OOD,
-)
 def _ood_bounds():
     h = paper_runs("layer")["sphere"]
     gammas = [float(h.product[t]) for t in SNAPSHOTS]
@@ -93,22 +75,6 @@ def _ood_bounds():
     )
 
 
-@claim(
-    id="ood-rate-improves",
-    ref="thm-4-6",
-    where="Theorem 4.6, §4.3",
-    statement=(
-        "With LN the per-loop factor R_t = (1 + gamma_t lam_2)/(1 + gamma_t "
-        "lam_1) falls towards lam_2/lam_1 as training proceeds; without LN it "
-        "stays at R* > lam_2/lam_1"
-    ),
-    paper="R_t decreasing, R* fixed",
-    tolerance=(
-        "median R over Task 1 test points strictly decreasing over T = 100, "
-        "300, 2000, all above lam_2/lam_1, and R* above R_2000"
-    ),
-    chapter=CH_OOD,
-)
 def _ood_rate():
     h = paper_runs("layer")["sphere"]
     X, _ = test_points()["Task 1"]
@@ -170,28 +136,6 @@ def mechanism(
     }
 
 
-@claim(
-    id="ood-fixed-direction",
-    ref="thm-4-7",
-    where="Theorem 4.7; the trained weights at inference",
-    statement=(
-        "Looped at inference, the SGD-trained looped model (L = 10, T = 2000) "
-        "converges to the dominant eigenvector of its learned map M = I + V21 "
-        "S W12, not to the principal subspace: after 400 loops its error "
-        "equals the sine of that eigenvector's angle to the subspace, an "
-        "angle that grows as the eigengap shrinks (Task 1 test matrices)"
-    ),
-    paper=(
-        "Theorem 4.7 describes the population limit, with no off-diagonal "
-        "noise"
-    ),
-    tolerance=(
-        "per seed: median relative difference below 1 % (200 matrices); rank "
-        "correlation of the angle with the eigengap below -0.5 (1000 matrices)"
-    ),
-    chapter=CH_LOOPED,
-    source="book",
-)
 def _fixed_direction():
     ms = [mechanism(run=s) for s in range(ensemble_size("looped"))]
     agree = np.array([m["agreement"] for m in ms])

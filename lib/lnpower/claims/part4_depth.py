@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..depth import (
-    POINTS,
     fig5_curves,
     g3_curves,
     power_method_median,
@@ -15,10 +14,8 @@ from ..depth import (
     structured_curves,
 )
 from ..runs import READINGS, TASKS, looped_run
-from .core import STATUSES, claim, ordering, over_seeds, verdict
+from .core import STATUSES, ordering, over_seeds, verdict
 
-CH = "book/experiments"
-CH_G = "book/experiments_looped"  # Fig. G.3, the looped model
 # "exponential in L": R^2 within this of the power method's on the same points
 R2_MARGIN = 0.02
 
@@ -44,24 +41,6 @@ def _exponential(curves) -> tuple[np.ndarray, list[str]]:
     return np.max(deficit, axis=0), rows
 
 
-@claim(
-    id="fig5-exponential",
-    ref="thm-4-6",
-    where="Theorem 4.6; Appendix G.1, Fig. 5",
-    statement=(
-        "Looping the LN layer's snapshots (T = 100, 300, 2000) for L = 1..25: "
-        "'the error decays exponentially as the number of loops L increases' "
-        "(both tasks)"
-    ),
-    paper="a straight line on semi-log axes",
-    tolerance=(
-        f"per seed: R^2 of log(median error over {POINTS} "
-        f"test points) against L within {R2_MARGIN} of the power method's R^2 "
-        "on the same "
-        "points, every snapshot and task"
-    ),
-    chapter=CH,
-)
 def _fig5_exp():
     deficit, rows = _exponential(fig5_curves())
     return over_seeds(
@@ -85,64 +64,16 @@ def _ordered(curves, quantity) -> tuple[str, list[str]]:
     return worst, rows
 
 
-@claim(
-    id="fig5-median",
-    ref="thm-4-6",
-    where="Theorem 4.6; Appendix G.1, Fig. 5 (over many test points)",
-    statement=(
-        f"Over {POINTS} test matrices per task, the median error of the LN "
-        "layer's snapshots "
-        "looped 25 times is ordered T = 100 above T = 300 above T = 2000 "
-        "above the power "
-        "method (both tasks)"
-    ),
-    paper="larger T closer to the power method",
-    tolerance="the ordering over the seed ensemble (lnpower.claims.ordering)",
-    chapter=CH,
-    source="book",
-)
 def _fig5_median():
     status, rows = _ordered(fig5_curves(), lambda c: c[24])
     return status, status, "; ".join(rows)
 
 
-@claim(
-    id="fig5-closer-with-T",
-    ref="thm-4-6",
-    where="Theorem 4.6; Appendix G.1, Fig. 5",
-    statement=(
-        "Snapshots trained longer have error curves closer to the power "
-        "method's (a faster per-loop rate) (both tasks)"
-    ),
-    paper="T = 2000 closest",
-    tolerance=(
-        f"per-loop rates fitted to the median error over {POINTS} test "
-        "points, decreasing in T and above the power method's, over the seed "
-        "ensemble "
-        "(lnpower.claims.ordering)"
-    ),
-    chapter=CH,
-)
 def _fig5_order():
     status, rows = _ordered(fig5_curves(), lambda c: semilog_fit(c)[0])
     return status, status, "; ".join(rows)
 
 
-@claim(
-    id="fig5-exponential-epochs",
-    ref="thm-4-6",
-    where="Theorem 4.6; Appendix G.1, Fig. 5",
-    statement=(
-        "Fig. 5's 'the error decays exponentially' with T read as epochs "
-        "(snapshots at 100, 300 and 2000 epochs), on the stored SGD runs"
-    ),
-    paper="a straight line on semi-log axes",
-    tolerance=(
-        "as fig5-exponential, on the stored runs at the epoch reading (one "
-        "seed)"
-    ),
-    chapter=CH,
-)
 def _fig5_exp_epochs():
     deficit, rows = _exponential(fig5_curves("epochs"))
     return over_seeds(
@@ -150,45 +81,11 @@ def _fig5_exp_epochs():
     )
 
 
-@claim(
-    id="fig5-closer-with-T-epochs",
-    ref="thm-4-6",
-    where="Theorem 4.6; Appendix G.1, Fig. 5",
-    statement=(
-        "Fig. 5's 'models trained longer are closer to the power method' with "
-        "T read as epochs, on the stored SGD runs"
-    ),
-    paper="T = 2000 closest",
-    tolerance=(
-        "as fig5-closer-with-T, on the stored runs at the epoch reading (one "
-        "seed, so no spread: an ordering that holds is reproduced)"
-    ),
-    chapter=CH,
-)
 def _fig5_order_epochs():
     status, rows = _ordered(fig5_curves("epochs"), lambda c: semilog_fit(c)[0])
     return status, status, "; ".join(rows)
 
 
-@claim(
-    id="g3-exponential",
-    ref="thm-4-7",
-    where="Theorem 4.7; Appendix G.3",
-    statement=(
-        "The looped model (trained with L = 10, T = 2000) looped L = 1..25 "
-        "times: 'the error decays exponentially as the number of layers L "
-        "increases' (both tasks)"
-    ),
-    paper="a straight line on semi-log axes",
-    tolerance=(
-        f"per seed: R^2 of log(median error over {POINTS} test points) "
-        "against L within "
-        f"{R2_MARGIN} of the power method's on the same points, and the "
-        "median error at "
-        "L = 25 below that at L = 10, both tasks"
-    ),
-    chapter=CH_G,
-)
 def _g3():
     curves = g3_curves()
     deficit, rows = _exponential(curves)
@@ -208,26 +105,6 @@ def _g3():
     )
 
 
-@claim(
-    id="g3-exponential-epochs",
-    ref="thm-4-7",
-    where="Theorem 4.7; Appendix G.3",
-    statement=(
-        "G.3's sentence with T read as 2000 epochs (156 000 iterations), for "
-        "the looped model that population gradient descent trains: structured "
-        "weights with rho_T from the population recursion, looped L = 1..25 "
-        "times (both tasks)"
-    ),
-    paper="a straight line on semi-log axes",
-    tolerance=(
-        f"R^2 of log(median error over {POINTS} test points) within "
-        f"{R2_MARGIN} of the power "
-        "method's, and the error at L = 25 below that at L = 10 (population; "
-        "SGD at this "
-        "reading takes about 70 min on 2 cores and is not run)"
-    ),
-    chapter=CH_G,
-)
 def _g3_epochs():
     deficit, rows = [], []
     for t in TASKS:

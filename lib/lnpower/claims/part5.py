@@ -16,28 +16,9 @@ from ..runs import (
     sample_size_runs,
 )
 from ..tasks import generator, principal_projector
-from .core import STATUSES, claim, ordering, over_seeds, verdict
-
-CH = "book/beyond"
+from .core import STATUSES, ordering, over_seeds, verdict
 
 
-@claim(
-    id="beyond-looped-long-horizon",
-    ref="thm-4-1",
-    where="Theorem 4.1 (rate), beyond",
-    statement=(
-        "Over 10^7 steps of the population dynamics the looped model's rho_t "
-        "grows like t^(1/2) with rho_{t+1}^2 - rho_t^2 = 4 eta c_L/d to "
-        "within 1 %"
-    ),
-    paper="exponent 1/2, constant 4 eta c_L/d",
-    tolerance=(
-        "exponent on [10^6, 10^7] within 0.005 of 1/2 and increment ratio "
-        "within 1 %"
-    ),
-    chapter=CH,
-    source="book",
-)
 def _looped_long():
     tab, (t, w, v) = looped_run(steps=10**7)
     sm = sample("sphere", 5_000, 1)
@@ -52,21 +33,6 @@ def _looped_long():
     )
 
 
-@claim(
-    id="beyond-random-init",
-    ref="thm-4-3",
-    where="Theorem 4.3; beyond (initialisation)",
-    statement=(
-        "From small random weights in every block (N(0, 0.05^2), V21 not the "
-        "identity), SGD on the LN layer still finds the power-step structure: "
-        "the structure residual falls by more than 10x and the test loss "
-        "below 0.05 by T = 2000 (3 seeds)"
-    ),
-    paper="the paper assumes the structured initialisation",
-    tolerance="per seed: both",
-    chapter=CH,
-    source="book",
-)
 def _random_init():
     runs = random_init_runs()
     drops = np.array(
@@ -85,20 +51,6 @@ def _random_init():
     )
 
 
-@claim(
-    id="beyond-finite-samples",
-    ref="thm-4-3",
-    where="Theorem 4.3; beyond (finite samples)",
-    statement=(
-        "With fewer training samples the LN layer's train-test gap and the "
-        "anisotropic noise in W12, V21 grow: both shrink monotonically from N "
-        "= 10^2 to 10^3 to 10^4"
-    ),
-    paper="not studied in the paper",
-    tolerance="the orderings over 3 seeds (lnpower.claims.ordering), both",
-    chapter=CH,
-    source="book",
-)
 def _finite():
     runs = [sample_size_runs(seed=s) for s in range(3)]
     gaps = {
@@ -118,25 +70,6 @@ def _finite():
     )
 
 
-@claim(
-    id="beyond-depth",
-    ref="thm-4-7",
-    where="Theorem 4.7; beyond (depth at inference)",
-    statement=(
-        "Looped L' = 60 times at inference, the looped model trained with L = "
-        "10 (SGD, T = 2000) stays stable and still improves on L' = 10, but "
-        "far less than the structured layer with its learned rho would: its "
-        "finite-sample noise sets an error floor (a negative result for depth "
-        "extrapolation)"
-    ),
-    paper="Theorem 4.7 describes the t -> infinity population limit",
-    tolerance=(
-        "per seed: median error ratio L'=10 to 60 above 1 (no blow-up) and "
-        "below a tenth of the structured layer's"
-    ),
-    chapter="book/experiments_looped",
-    source="book",
-)
 def _depth():
     X, a = paper_task("sphere").sample(100, generator(41))
     P, _ = principal_projector(X)

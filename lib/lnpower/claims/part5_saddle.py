@@ -18,10 +18,7 @@ from ..runs import (
     paper_task,
     sample,
 )
-from .core import claim, over_seeds, verdict
-
-CH_42 = "book/without_ln"
-
+from .core import over_seeds, verdict
 
 # --- beyond Theorem 4.2: the no-LN fixed point off the structured family
 # ---------------------
@@ -74,25 +71,6 @@ def _hessians(samples: int) -> dict[str, np.ndarray]:
     return out
 
 
-@claim(
-    id="no-ln-saddle",
-    ref="thm-4-2",
-    where="Theorem 4.2 (beyond: off the family)",
-    statement=(
-        "The fixed point of Theorem 4.2 is a saddle of the full population "
-        "loss for the normalised target on Task 1: the Hessian in the "
-        "symmetric traceless directions of (W12, V21) has a negative "
-        "eigenvalue; for the unnormalised target on Task 1 every off-family "
-        "eigenvalue is positive"
-    ),
-    paper="Theorem 4.2 is about the structured family only",
-    tolerance=(
-        "the negative eigenvalue below -4 standard errors; the positive ones "
-        "above +4"
-    ),
-    chapter=CH_42,
-    source="book",
-)
 def _saddle():
     H = hessians()
     neg = H["sphere", "normalized"]["symmetric traceless"]
@@ -119,21 +97,6 @@ def _saddle():
     )
 
 
-@claim(
-    id="no-ln-departure-generalises",
-    ref="thm-4-2",
-    where="Theorem 4.2 (beyond: off the family)",
-    statement=(
-        "Where SGD leaves the fixed point (normalised target, Task 1), the "
-        "weights it finds are better for the population, not only for its "
-        "training set: at T = 2000 the test loss, like the training loss, is "
-        "below the irreducible loss L1(gamma1*) of the structured family"
-    ),
-    paper="Theorem 4.2 is about the structured family only",
-    tolerance="per seed: both losses below L1(gamma1*) by more than 1 %",
-    chapter=CH_42,
-    source="book",
-)
 def _departure():
     hs = ensemble("layer", norm="none", target="normalized")["sphere"]
     L1 = theory.no_ln_optimum(sample("sphere", BIG), "normalized")["loss"]

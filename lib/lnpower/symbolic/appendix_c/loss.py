@@ -74,11 +74,4 @@ def iterations() -> dict:
     Tstar = sp.simplify(root.subs(C1, 2 * Upsilon3 / d))
     closed = d * sp.sqrt(Upsilon3 / 2) / (et * eps ** sp.Rational(3, 2))
     assert sp.simplify(Tstar - closed) == 0
-    return {
-        "T_star": Tstar,
-        "C2": C2,
-        "bound_t": bound_t,
-        "eps": eps,
-        "t": t,
-        "eta": et,
-    }
+    return dict(T_star=Tstar, C2=C2, bound_t=bound_t, eps=eps, t=t, eta=et)
