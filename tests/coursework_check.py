@@ -94,10 +94,11 @@ SECONDS = {
 WRONG = {
     "principal_components": [
         (
-            "ex-pcp-kappa2-b",
+            "ex-pcp-moments-b",
             "import sympy as sp\n\nn_sym, d_sym = sp.symbols('n d')\n"
-            "ex3_kappa2_task1 = n_sym * (n_sym + d_sym - 1) / d_sym",
-            "n(n+d-1)/d^2",
+            "ex3_m3_task1 = (n_sym + n_sym * (n_sym - 1) / d_sym\n"
+            "    + n_sym * (n_sym - 1) * (n_sym - 2) / d_sym**2) / d_sym",
+            "3n(n-1)/d",
         ),
         (
             "ex-pcp-power",
@@ -110,8 +111,10 @@ WRONG = {
     "transformer": [
         (
             "ex-tf-layer",
-            "def my_layer(E, W, V):\n    Z = E + V @ E @ E.mT @ W.mT @ E\n"
-            "    return Z / torch.linalg.vector_norm(Z, dim=-2, keepdim=True)",
+            "def rms_looped(E, W, V, L):\n    for _ in range(L):\n"
+            "        Z = E + V @ E @ E.mT @ W.mT @ E\n"
+            "        E = Z / Z.pow(2).mean(dim=-2, keepdim=True).sqrt()\n"
+            "    return E",
             "partial",
         ),
         (
@@ -140,9 +143,14 @@ WRONG = {
     "without_ln": [
         (
             "ex-noln-mc",
-            "def gamma2_star(sample):\n    k1, k2, k3 = sample.q.mean(), "
-            "(sample.s**2).mean(), sample.s.mean()\n    return (k3 - k1) / k2",
-            "normalised",
+            "def imitation_optimum(sample, g):\n"
+            "    q, s = sample.q, sample.s\n"
+            "    h = np.sqrt(1 + 2 * q + s**2)\n"
+            "    k1, k2 = q.mean(), (s**2).mean()\n"
+            "    n1 = ((1 + g * q) / h).mean()\n"
+            "    n2 = ((q + g * s**2) / h).mean()\n"
+            "    return (n2 - k1) / k2, 2 - 2 * n1 - (n2 - k1) ** 2 / k2",
+            "partial",
         ),
         (
             "ex-noln-gamma1",
@@ -154,10 +162,10 @@ WRONG = {
     ],
     "with_ln": [
         (
-            "ex-ln-c1",
-            "def C1_estimate(sample):\n    s, q = sample.s, sample.q\n"
-            "    return ((s**2 - q**2) / s**4).mean()",
-            "2/d",
+            "ex-ln-next-a",
+            "def K_estimate(sample):\n    s, q = sample.s, sample.q\n"
+            "    return 4 * (q * (s**2 - q**2) / s**6).mean() / sample.task.d",
+            "the factor 3",
         ),
         (
             "ex-ln-increment-a",
@@ -168,19 +176,25 @@ WRONG = {
     ],
     "out_of_distribution": [
         (
-            "ex-ood-R",
-            "def contraction_factor(X, gamma):\n    lam = "
-            "torch.linalg.eigvalsh("
-            "X @ X.T)\n    return ((1 + gamma * lam[1]) / (1 + gamma * "
-            "lam[0])).item()",
-            "ascending",
+            "ex-ood-tight",
+            "def asymptote(X, a):\n    lam, vec = torch.linalg.eigh(X @ "
+            "X.T)\n    lam, vec = lam.flip(0), vec.flip(1)\n    c = vec.T @ "
+            "a\n    r = int((lam >= lam[0] * (1 - 1e-8)).sum())\n"
+            "    return (c[r].abs() / c[:r].norm()).item()",
+            "partial",
+        ),
+        (
+            "ex-ood-R-a",
+            "import sympy as sp\n\ng = sp.Symbol('gamma')\n"
+            "ex2_R = (1 + 3 * g) / (1 + 2 * g)",
+            "(1 + 2 gamma)/(1 + 3 gamma)",
         ),
         (
             "ex-ood-noln-a",
-            "import sympy as sp\n\nl1, l2, k1, k2 = sp.symbols("
-            "'lambda1 lambda2 kappa1 kappa2')\ng = 1 - k1 / k2\n"
-            "ex3_R_star = (1 + g * l1) / (1 + g * l2)",
-            "R = (1 + gamma lambda2)/(1 + gamma lambda1)",
+            "import sympy as sp\n\nl1, k1, k2 = sp.symbols("
+            "'lambda1 kappa1 kappa2')\n"
+            "ex3_loop_ratio = k2 / ((k2 - k1) * l1)",
+            "(1 + gamma lambda1)/(gamma lambda1)",
         ),
     ],
     "beyond": [

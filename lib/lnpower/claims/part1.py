@@ -24,7 +24,8 @@ def _kappa():
     return (
         round(k["kappa2"].value, 4),
         verdict(z <= 4),
-        f"largest deviation {z:.2f} standard errors",
+        f"Task 1 ({BIG:,} draws of its own): kappa1, kappa2 within "
+        f"{z:.2f} standard errors of n/d, n(n+d-1)/d^2",
     )
 
 
