@@ -52,5 +52,6 @@ def _rho_limit():
     return (
         round(float(slope), 4),
         verdict(abs(slope + 1) < 0.05),
-        f"error at rho = 1e5: {errs[-1]:.1e}",
+        f"log-log slope {slope:.3f}; error at rho = 1e2..1e5: "
+        + ", ".join(f"{e:.1e}" for e in errs),
     )

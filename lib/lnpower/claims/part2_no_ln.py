@@ -105,5 +105,6 @@ def _no_ln_rate():
     return (
         round(fitted, 5),
         within(fitted, predicted, 0.01),
-        f"predicted {predicted:.5f}",
+        f"fitted rate {fitted:.5f} per step, predicted "
+        f"1 - 2 eta kappa2 Q/d = {predicted:.5f}",
     )

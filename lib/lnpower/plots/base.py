@@ -35,6 +35,7 @@ COLORS = {
     300: "#d7191c",
     2000: "#2c7bb6",
     "Adam": "#8c564b",
+    "looped model": "#17becf",  # in figures that mix tasks or models
 }
 PAPER_WIDTH = 10.0  # inches: the rendered column at 100 dpi
 

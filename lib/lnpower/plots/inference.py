@@ -35,10 +35,15 @@ def error_bands(
 def error_vs_loops(errors: dict, ax=None, ylabel: str = r"$\sin\phi_L$"):
     """Error (sine of the angle to the principal subspace) against the
     number of loops L, semi-log (Figs. 5, G.3); the key ``"power method"``
-    is drawn black and dashed."""
+    is drawn black and dashed, the others in a sequence of one colour map
+    (not the tasks' colours, which mean Task 1 and Task 2 elsewhere)."""
+    import matplotlib.pyplot as plt
+
     fig, ax = (ax.figure, ax) if ax is not None else subplots()
+    others = [k for k in errors if k != "power method"]
+    shades = plt.cm.viridis(np.linspace(0.0, 0.8, max(len(others), 1)))
     with style():
-        for i, (label, e) in enumerate(errors.items()):
+        for label, e in errors.items():
             e = np.asarray(e)
             L = np.arange(1, len(e) + 1)
             if label == "power method":
@@ -46,28 +51,26 @@ def error_vs_loops(errors: dict, ax=None, ylabel: str = r"$\sin\phi_L$"):
                     L, e, "--", color="k", lw=1.5, zorder=4, label=label
                 )
             else:
-                ax.semilogy(
-                    L, e, "o-", ms=3, color=color(label, i), label=str(label)
-                )
+                c = shades[others.index(label)]
+                ax.semilogy(L, e, "o-", ms=3, color=c, label=str(label))
     return fig, finish(ax, "loops $L$", ylabel)
 
 
 def bounds(ax, L, lower, upper, error, label: str, c, key: bool = False):
-    """An error curve with its band of bounds (Theorems 4.6, 4.7), the upper
-    bound clipped at the trivial value sin(phi) <= 1, its edges dotted in
-    the curve's colour; ``key`` adds one grey legend entry that explains the
-    bands."""
+    """An error curve and its bounds (Theorems 4.6, 4.7) as dotted lines in
+    the curve's colour, the upper bound cut at the trivial value
+    sin(phi) <= 1; ``key`` adds the legend entries that explain the dotted
+    lines and the grey line at 1 where the upper bounds are cut."""
     top = np.minimum(upper, 1.0)
     with style():
-        ax.fill_between(L, lower, top, color=c, alpha=0.12, lw=0)
-        for edge in (lower, top):  # edges in the curve's colour: bands
-            ax.semilogy(L, edge, ":", color=c, lw=1.2)  # stay told apart
-        if key:
-            ax.fill_between(
-                [], [], color="0.7", lw=0, label="between the bounds (dotted)"
-            )
+        for edge in (lower, top):
+            ax.semilogy(L, edge, ":", color=c, lw=1.4)
         ax.semilogy(L, error, "o-", ms=3, color=c, label=label)
-        ax.axhline(1.0, color="0.6", lw=0.8)
+        if key:
+            ax.plot([], [], ":", color="0.4", lw=1.4, label="its bounds")
+            ax.axhline(1.0, color="0.6", lw=0.8, label="upper bounds cut at 1")
+        else:
+            ax.axhline(1.0, color="0.6", lw=0.8)
     return ax
 
 

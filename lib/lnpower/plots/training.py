@@ -141,9 +141,15 @@ def local_exponents(ax, series: dict, limits: dict, mark: float | None = None):
             (line,) = ax.semilogx(
                 t[1:], np.gradient(ly, lt), color=f"C{i}", label=label
             )
-            ax.axhline(limits[label], color=line.get_color(), ls=":", lw=1.4)
+            ax.axhline(
+                limits[label],
+                color=line.get_color(),
+                ls=":",
+                lw=1.4,
+                label=f"its limit, {limits[label]:.3g}",
+            )
         if mark is not None:
-            ax.axvline(mark, color="k", lw=0.8, ls="--")
+            ax.axvline(mark, color="k", lw=0.8, ls="--", label=f"t = {mark:g}")
     return finish(ax, "step $t$", "local growth exponent")
 
 
