@@ -39,7 +39,9 @@ $(PKG): $(STAMP) pyproject.toml $(shell find lib/lnpower -name '*.py' -o -name '
 	@touch $(PKG)
 
 book: $(PKG)
+	$(BIN)/python tests/book_cache.py drop-stale
 	$(JB)
+	$(BIN)/python tests/book_cache.py stamp
 	@echo "Open: $(CURDIR)/_build/html/index.html"
 
 lint: $(PKG)

@@ -163,7 +163,7 @@ WRONG = {
     "with_ln": [
         (
             "ex-ln-next-a",
-            "def K_estimate(sample):\n    s, q = sample.s, sample.q\n"
+            "def C1p_estimate(sample):\n    s, q = sample.s, sample.q\n"
             "    return 4 * (q * (s**2 - q**2) / s**6).mean() / sample.task.d",
             "the factor 3",
         ),

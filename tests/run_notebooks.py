@@ -10,7 +10,9 @@ reuses those runs.
    (``_build/.jupyter_cache``, which ``execute_notebooks: cache`` reads), so
    the strict build that follows renders them instead of executing every
    notebook a second time. A notebook with a failed cell is not stored; the
-   build then executes it itself (and fails the same way).
+   build then executes it itself (and fails the same way). A cache filled by
+   an older library is dropped first, and a complete run stamps the cache
+   with this library's fingerprint (``tests/book_cache.py``).
 
 The trained-run cache (``$LNPOWER_CACHE`` or ``~/.cache/lnpower``) is shared
 with the other tests; the reproduction report runs last, alone, so that it
@@ -37,6 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+import book_cache
 import nbformat
 import pytest
 from jupyter_cache import get_cache
@@ -233,6 +236,7 @@ def main(argv: list[str]) -> int:
         key=lambda n: -EXPECTED.get(n.stem, 0),
     )
     back = [n for n in notebooks if n.stem in BACK_MATTER]
+    book_cache.drop_stale()  # outputs of an older library must not stay
     t0 = time.perf_counter()
     failed = 0
 
@@ -268,6 +272,8 @@ def main(argv: list[str]) -> int:
         f"nbval over {len(notebooks)} notebooks, {args.jobs} at a time: "
         f"{wall:.0f} s"
     )
+    if not args.notebooks and not failed:  # every output is this library's
+        book_cache.stamp()
     if (
         not args.notebooks
     ):  # the whole book: the status page shows the wall-clock time

@@ -38,6 +38,7 @@ COLORS = {
     "looped model": "#17becf",  # in figures that mix tasks or models
 }
 PAPER_WIDTH = 10.0  # inches: the rendered column at 100 dpi
+BAND = "band: 10-90 % over seeds"
 
 
 @contextmanager
@@ -124,10 +125,13 @@ def heatmaps(W: torch.Tensor, V: torch.Tensor, title: str = ""):
 
 def band(ax, x, ys, c, label: str | None = None, ls: str = "-"):
     """The median over seeds of ``ys`` (seeds x points) against ``x``, with
-    the band from its 10 % to its 90 % quantile."""
+    the band from its 10 % to its 90 % quantile (one grey legend entry per
+    panel explains the bands)."""
     lo, med, hi = np.quantile(
         np.asarray(ys, dtype=float), [0.1, 0.5, 0.9], axis=0
     )
     with style():
+        if BAND not in ax.get_legend_handles_labels()[1]:
+            ax.fill_between([], [], color="0.75", lw=0, label=BAND)
         ax.fill_between(x, lo, hi, color=c, alpha=0.25, lw=0)
         ax.plot(x, med, ls, color=c, lw=1.5, ms=3, label=label)

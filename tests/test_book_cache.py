@@ -1,0 +1,26 @@
+"""The book's execution cache is dropped when the library changes."""
+
+import book_cache
+
+
+def test_a_cache_of_another_library_is_dropped(tmp_path, monkeypatch):
+    lib = tmp_path / "lib" / "lnpower"
+    lib.mkdir(parents=True)
+    (lib / "model.py").write_text("x = 1\n")
+    cache = tmp_path / "_build" / ".jupyter_cache"
+    monkeypatch.setattr(book_cache, "ROOT", tmp_path)
+    monkeypatch.setattr(book_cache, "CACHE", cache)
+    monkeypatch.setattr(book_cache, "STAMP", tmp_path / "_build" / "stamp")
+
+    cache.mkdir(parents=True)
+    assert book_cache.drop_stale() and not cache.exists()  # never stamped
+    cache.mkdir()
+    book_cache.stamp()
+    assert not book_cache.drop_stale() and cache.exists()
+    (lib / "claims.toml").write_text("[[claim]]\n")  # data counts too
+    assert book_cache.drop_stale() and not cache.exists()
+    book_cache.stamp()
+    (lib / "__pycache__").mkdir()
+    (lib / "__pycache__" / "model.pyc").write_bytes(b"\0")
+    cache.mkdir()
+    assert not book_cache.drop_stale()  # compiled files do not
