@@ -131,15 +131,22 @@ def ensemble_growth(runs: dict[str, list[History]], power: float, ax=None):
     )
 
 
-def local_exponents(ax, series: dict, limits: dict, mark: float | None = None):
+def local_exponents(
+    ax,
+    series: dict,
+    limits: dict,
+    mark: float | None = None,
+    colors: dict | None = None,
+):
     """Local growth exponents d log y / d log t of (t, y) series against t,
     each with its limit as a dotted line; ``mark`` a vertical line (e.g. the
-    paper's T)."""
+    paper's T); ``colors`` per label (default: the default colour cycle)."""
     with style():
         for i, (label, (t, y)) in enumerate(series.items()):
             lt, ly = np.log(t[1:]), np.log(y[1:])
+            c = (colors or {}).get(label, f"C{i}")
             (line,) = ax.semilogx(
-                t[1:], np.gradient(ly, lt), color=f"C{i}", label=label
+                t[1:], np.gradient(ly, lt), color=c, label=label
             )
             ax.axhline(
                 limits[label],

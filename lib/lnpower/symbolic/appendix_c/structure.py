@@ -99,13 +99,13 @@ def _explicit_column(p, h, k: int = 2) -> dict:
 def structured_gradients() -> dict:
     """Appendix C.1.1 at a structured point W12 = alpha I, V21 = beta I
     (other blocks 0), d = 2: the derivative of the per-sample loss
-    ||y - t||^2 along a perturbation B -> B + epsilon Delta of each block B,
-    from the definition y = h/||c|| with c = [0; a] + V (E E^T) W [0; a] and
+    ||y - t||^2 along a perturbation B -> B + epsilon Omega of each block B,
+    from the definition y = h/||z|| with z = [0; a] + V (E E^T) W [0; a] and
     E E^T = diag(S, a a^T) (:func:`block_layer`). S is a symmetric matrix of
     symbols and t a fixed target vector of symbols (any t). Asserts: the
     gradients of W11, W21, W22, V11, V12, V22 are exactly 0;
     ``dL/dW12 = beta S g_h a^T`` and ``dL/dV21 = alpha g_h (S a)^T`` with
-    ``g_h = (2/r)(I - h h^T/r^2)(y - t)``, r = ||h||, h = a + alpha beta S a.
+    ``g_h = 2 (I - h h^T/||h||^2)(y - t)/||h||``, h = a + alpha beta S a.
     """
     k, eps = 2, sp.Symbol("epsilon", real=True)
     s11, s12, s22 = sp.symbols("s11 s12 s22", real=True)
