@@ -186,8 +186,8 @@ WRONG = {
         (
             "ex-ood-R-a",
             "import sympy as sp\n\ng = sp.Symbol('gamma')\n"
-            "ex2_R = (1 + 3 * g) / (1 + 2 * g)",
-            "(1 + 2 gamma)/(1 + 3 gamma)",
+            "ex2_R = (1 + 2 * g) / (1 + 3 * g)",  # the paper's n = 32
+            "(1 + 4 gamma)/(1 + 5 gamma)",
         ),
         (
             "ex-ood-noln-a",
