@@ -227,3 +227,24 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
         and other.fingerprint != first.fingerprint
     )
     assert cache.fingerprint(first.lam) != cache.fingerprint(first.lam.T)
+
+
+def test_divergence_threshold_separates_convergence_from_divergence():
+    """eta_div of the no-LN recursion (d = 8, exact moments): the
+    recursion reaches gamma* just below it and not just above."""
+    from lnpower import stability
+    from lnpower.tasks import Task
+
+    k = theory.kappas_exact(Task("sphere", 8, 16))
+    g = 1 - k["kappa1"] / k["kappa2"]
+    eta = stability.divergence_threshold(k["kappa2"], g, 8)
+    assert abs(eta - 1.06) < 0.02
+    F = dynamics.no_ln_F(k["kappa2"], g, 8)
+    _, w, v = dynamics.run(F, 0.0, 1.0, 0.99 * eta, 500)
+    assert abs(w[-1] * v[-1] / g - 1) < 1e-6
+    with np.errstate(over="ignore", invalid="ignore"):
+        try:
+            _, w, v = dynamics.run(F, 0.0, 1.0, 1.01 * eta, 500)
+            assert not abs(w[-1] * v[-1] / g - 1) < 1e-6
+        except FloatingPointError:
+            pass

@@ -28,6 +28,7 @@ import math
 import numpy as np
 import torch
 
+from . import dynamics
 from .tasks import Task, generator, targets
 
 DIRECTIONS = ("identity", "symmetric traceless", "antisymmetric")
@@ -98,3 +99,28 @@ def hessian_blocks(
             "stderr": float(se.max()),
         }
     return out
+
+
+def divergence_threshold(
+    kappa2: float, gamma_star: float, d: int, steps: int = 500
+) -> float:
+    """eta_div: the largest step size at which the no-LN population
+    recursion (Appendix B.2.3, from (alpha, beta) = (0, 1)) reaches gamma*
+    to 1e-6 in ``steps`` steps; above it the error's factor 1 - 2 eta kappa2
+    Q*/d passes -1 and the recursion diverges or oscillates. Bisection on
+    [0.1, 6] to 1e-4."""
+    F = dynamics.no_ln_F(kappa2, gamma_star, d)
+
+    def converges(eta: float) -> bool:
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                _, w, v = dynamics.run(F, 0.0, 1.0, eta, steps)
+        except FloatingPointError:
+            return False
+        return abs(w[-1] * v[-1] / gamma_star - 1) < 1e-6
+
+    lo, hi = 0.1, 6.0
+    while hi - lo > 1e-4:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if converges(mid) else (lo, mid)
+    return lo
