@@ -16,14 +16,12 @@ from lnpower import sweep, train
 from lnpower.sweep import is_cached
 from lnpower.train import fit
 
-TINY = TINY_RUN
-
 
 def test_sweep_on_two_workers_equals_training_directly(tmp_path, monkeypatch):
     cs = sweep.grid(
         {"lr": [0.05, 0.1], "norm": ["layernorm", "none"]},
         seeds=(0, 1),
-        **TINY,
+        **TINY_RUN,
     )
     out = sweep.run(
         cs, workers=2, group_size=3, cache=tmp_path, progress=False
@@ -43,7 +41,7 @@ def test_sweep_on_two_workers_equals_training_directly(tmp_path, monkeypatch):
 
 def test_a_failing_run_loses_nothing_else(tmp_path):
     # without LN a huge step diverges: the worker raises TrainingDiverged
-    cs = sweep.grid({"lr": [0.1, 1e6]}, seeds=(0, 1), **TINY, norm="none")
+    cs = sweep.grid({"lr": [0.1, 1e6]}, seeds=(0, 1), **TINY_RUN, norm="none")
     out = sweep.run(cs, workers=1, cache=tmp_path, progress=False)
     rows = [sweep.row(c, h) for c, h in zip(cs, out)]
     assert [r["status"] for r in rows] == ["ok", "ok", "failed", "failed"]
@@ -79,7 +77,7 @@ def test_a_killed_sweep_resumes_without_redoing_finished_runs(tmp_path):
         "--out",
         str(tmp_path / "t.csv"),
     ]
-    cmd += [f"--set={k}={v}" for k, v in TINY.items() if k != "steps"]
+    cmd += [f"--set={k}={v}" for k, v in TINY_RUN.items() if k != "steps"]
     cmd += ["--set=steps=400"]
     env = {**os.environ, "LNPOWER_CACHE": str(cache)}
     p = subprocess.Popen(
@@ -175,7 +173,8 @@ def test_the_sweep_command_reports_each_failure_on_its_line(
     from lnpower.__main__ import main
 
     monkeypatch.setenv("LNPOWER_CACHE", str(tmp_path / "cache"))
-    sets = [f"--set={k}={v}" for k, v in TINY.items()] + ["--set=norm=none"]
+    sets = [f"--set={k}={v}" for k, v in TINY_RUN.items()]
+    sets.append("--set=norm=none")
     out = tmp_path / "t.csv"
     code = main(
         [
