@@ -140,6 +140,12 @@ def _chapter_times(path: str, budget) -> list[nodes.Node]:
         for name, t in chapters
         if t.get("budget", budget) != budget
     }
+    book = Path(path).resolve().parents[1]  # book/_data/chapter_times.json
+    missing = sorted(
+        nb.stem
+        for nb in book.glob("*.ipynb")
+        if nb.stem not in data["chapters"] and nb.stem != "reproduction"
+    )
     text = (
         f"Measured on {data['date']} ({data['machine']}). Budget: {budget} s "
         "cold"
@@ -147,8 +153,9 @@ def _chapter_times(path: str, budget) -> list[nodes.Node]:
         + (
             f". Over it: {', '.join(over)}."
             if over
-            else "; every chapter is within it."
+            else "; every chapter measured is within it."
         )
+        + (f" Not measured: {', '.join(missing)}." if missing else "")
     )
     if "report" in data:  # see tests/chapter_times.py
         text += (

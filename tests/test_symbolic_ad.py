@@ -127,7 +127,7 @@ def test_weight_balance_along_a_recursion():
 
 def test_looped_increment_limit_and_a_wrong_Q():
     lim = appendix_a.looped_increment()
-    c = sp.Symbol("c", positive=True)
+    c = sp.Symbol("c_L", positive=True)
     assert is_zero(lim - 4 * eta * c / d)
     rho = appendix_a.rho
     Fr = sp.diff(c / rho, rho) / d

@@ -1,6 +1,6 @@
 """The training engine: loss and hand-written gradients of the looped layer
-for R runs at once. Shapes: ``E`` ``(R, B, 2d, n+1)``; targets ``Y`` ``(R,
-B, d)`` or projectors ``(R, B, d, d)``; ``W, V`` ``(R, 2d, 2d)``. Losses are
+for G runs at once. Shapes: ``E`` ``(G, B, 2d, n+1)``; targets ``Y`` ``(G,
+B, d)`` or projectors ``(G, B, d, d)``; ``W, V`` ``(G, 2d, 2d)``. Losses are
 means over the B samples, one per run, so that summing over runs gives each
 run its own gradient.
 

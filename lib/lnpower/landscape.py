@@ -25,8 +25,8 @@ def no_ln_loss(sample: Sample, gamma, target: str):
 
 def ln_layer_loss(sample: Sample, gamma):
     """Population loss of y = h/||h||, h = a + gamma S a, against Sa/||Sa||
-    (4.5): ``E[2 - 2 (c + x)/sqrt(x^2 + 2xc + 1)]`` with x = gamma ||Sa||,
-    c = a^T S a/||Sa||."""
+    (4.5): ``E[2 - 2 (omega + x)/sqrt(x^2 + 2 x omega + 1)]`` with
+    x = gamma ||Sa||, omega = a^T S a/||Sa||."""
     g = np.asarray(gamma, dtype=np.float64)[..., None]
     s, c = sample.s, sample.q / sample.s
     x = g * s
@@ -93,8 +93,9 @@ def power_method_loss(sample: Sample, L: int) -> Estimate:
 
 def c_L(sample: Sample, L: int) -> Estimate:
     """c_L in L_L(rho) = L_L^(inf) + c_L/rho + o(1/rho) (derived, Appendix
-    A.5): ``c_L = E[2L P_top sum_perp p_i (1/lam_i - 1/lam_1) / P^2]``, p_i
-    = c_i^2 lam_i^{2L}."""
+    A.5): ``c_L = E[2L Pi_top sum_perp p_i (1/lam_i - 1/lam_1) / Pi^2]``,
+    p_i = c_i^2 lam_i^{2L}, Pi = sum p_i, Pi_top the sum over the top
+    eigenvalue."""
     lam = sample.lam / sample.lam[:, :1]
     p = sample.c2 * lam ** (2 * L)
     perp = np.where(

@@ -4,7 +4,7 @@ the one definition of the model's forward pass. The training engine
 against this one.
 
 Shapes: ``E`` is ``(..., 2d, n+1)``; ``W`` and ``V`` are ``(2d, 2d)``, or
-batched like ``E`` (``(R, 1, 2d, 2d)`` against ``(R, B, 2d, n+1)`` for R
+batched like ``E`` (``(G, 1, 2d, 2d)`` against ``(G, B, 2d, n+1)`` for G
 independent runs)."""
 
 from __future__ import annotations

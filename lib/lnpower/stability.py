@@ -56,14 +56,16 @@ def hessian_blocks(
     chunk: int = 50_000,
 ) -> dict:
     """At each fixed point ``points[target] = (alpha, beta)`` of the layer
-    trained on that target: for each kind of direction M (``DIRECTIONS``)
-    the 2 x 2 matrix H of the loss's second derivative along (W12, V21) =
-    (alpha I + s eps M, beta I + u eps M) in (s, u), its eigenvalues and the
+    trained on that target (alpha, beta: the no-LN weights alpha~, beta~):
+    for each kind of direction B (``DIRECTIONS``) the 2 x 2 matrix H of the
+    loss's second derivative along (W12, V21) = (alpha I + b_W eps B,
+    beta I + b_V eps B) in (b_W, b_V), its eigenvalues and the
     largest standard error of its entries (Monte Carlo, float64, one sample
     shared by the targets). Returns ``{target: {kind: {...}}}``.
 
-    Per sample, with w1 = s beta S M a + u alpha M S a and w2 = s u M S M a,
-    the second derivative of ||y - t||^2 is 2 ||w1||^2 + 4 (y - t)^T w2."""
+    Per sample, with w1 = b_W beta S B a + b_V alpha B S a and
+    w2 = b_W b_V B S B a, the second derivative of ||y - t||^2 is
+    2 ||w1||^2 + 4 (y - t)^T w2."""
     g = generator(seed)
     parts = {(t, k): [] for t in points for k in DIRECTIONS}
     for start in range(0, samples, chunk):

@@ -152,10 +152,10 @@ def constants(
 
 
 def tail_index(x, frac: float = 0.01) -> Estimate:
-    """Hill estimator of the tail index alpha of a positive sample (P(x >
-    t) ~ t^-alpha), from its largest ``frac`` share, with the asymptotic
-    standard error alpha/sqrt(k). E[x] is finite only if alpha > 1: applied
-    to 1/lambda_d it tests (A3)."""
+    """Hill estimator of the tail index tau of a positive sample X
+    (P(X > u) ~ u^-tau), from its largest ``frac`` share, with the
+    asymptotic standard error tau/sqrt(k). E[X] is finite only if tau > 1:
+    applied to 1/lambda_d it tests (A3)."""
     x = np.sort(np.asarray(x, dtype=np.float64))[::-1]
     k = max(int(frac * len(x)), 10)
     alpha = 1.0 / np.mean(np.log(x[:k] / x[k]))

@@ -2,7 +2,7 @@
 theory's predictions at each of its points, and their agreement with SGD
 (``python -m lnpower sweep where`` trains it).
 
-The grid: Task 1 at d in ``DS`` and n = r d for r in ``RATIOS`` (from below
+The grid: Task 1 at d in ``DS`` and n = k d for k in ``RATIOS`` (from below
 (A3)'s n > d + 1 to 8d), at the step sizes ``LRS``, ``SEEDS`` per point, for
 three set-ups (``SETUPS``): the layer without LN (Theorem 4.2), the LN layer
 (Theorem 4.3), both on the normalised target (4.4), and the looped model

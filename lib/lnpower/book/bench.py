@@ -53,9 +53,10 @@ def compiled_step(loops: int, norm: str, target: str):
 
 def engine_flops(L: int, B: int, d: int, n: int) -> float:
     """Floating-point operations of one engine step (forward and backward),
-    counting each multiply-add as 2: full loops cost 8 N D^2 forward and 14
-    N D^2 backward (8 for the first, whose input needs no gradient); the
-    last loop's column costs O(D^2 + D N)."""
+    counting each multiply-add as 2: with a = 2d rows and b = n + 1
+    columns, full loops cost 8 b a^2 forward and 14 b a^2 backward (8 for
+    the first, whose input needs no gradient); the last loop's column costs
+    O(a^2 + a b)."""
     D, N = 2 * d, n + 1
     full = (
         0

@@ -6,8 +6,10 @@ the same everywhere:
   label on every axis, no tick labels that mean nothing (no negative steps,
   no symlog);
 - one colour per configuration across every panel and chapter (``COLORS``);
-- the power method always black and dashed, references and predictions
-  dotted, drawn above the data so that they are never hidden;
+- the power method always black: dashed beside the models' error curves,
+  solid with markers where it is the measured curve of its own bounds
+  (:func:`bounds`); references and predictions dotted, drawn above the
+  data so that they are never hidden;
 - bounds clipped at their trivial value (a sine is at most 1).
 """
 

@@ -1,9 +1,11 @@
 """The SymPy derivations behind the paper's proofs, one module (or package)
-per appendix. Every function derives its result from the definitions — by
+per appendix. A function derives its result from the definitions — by
 expanding, differentiating, solving or taking limits of the defining
 expressions — and asserts what the paper states about it (an
-``AssertionError`` if it fails). The chapters of Part VI run them step by
-step.
+``AssertionError`` if it fails); five steps are restatements checked
+instead (an identity typed in and verified, or a moment typed in and checked
+at one dimension), and their docstrings and chapters say so. The chapters of
+Part VI run them step by step.
 
 - ``section3``: the E^(1) collapse: structured weights make a layer a power
   step (§3.2, §4.1)

@@ -1,6 +1,6 @@
 """The symbolic orthonormal eigenbasis of Appendices A, D and E, in exact
-polynomial arithmetic: a rotation of R^3 in the Cayley parametrisation ``Q =
-(I - K)(I + K)^{-1}`` (K skew-symmetric, three free symbols), the
+polynomial arithmetic: a rotation of R^3 in the Cayley parametrisation ``O =
+(I - A)(I + A)^{-1}`` (A skew-symmetric, three free symbols), the
 coordinates of a in it, and the numerators of ``(I + shift S)^L a``.
 Identities derived in it are rational identities in the three parameters, so
 they hold on all of SO(3) by continuity."""
@@ -77,7 +77,7 @@ def frame():
 
 
 def cayley_basis() -> sp.Matrix:
-    """A symbolic rotation Q of R^3 (Cayley parametrisation, symbols p1, p2,
+    """A symbolic rotation O of R^3 (Cayley parametrisation, symbols p1, p2,
     p3), orthogonal with determinant 1 (asserted by :func:`frame`). Its
     columns are the eigenbasis v_1..v_3."""
     _, _, Qn, n0 = frame()

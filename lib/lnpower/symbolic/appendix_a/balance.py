@@ -19,7 +19,9 @@ def weight_balance() -> dict[str, sp.Expr]:
     eta^2 F^2) D``, ``rho' = rho - eta Q F + eta^2 rho F^2`` and ``Q^2 - D^2
     = 4 rho^2``. So Q = sqrt(D^2 + 4 rho^2); while ``eta |F| <= 1``, ``|D|``
     never grows, and for bounded D, ``Q/(2 rho) -> 1`` as rho -> oo, with
-    ``Q/(2 rho) = 1 + D^2/(8 rho^2) + O(rho^-4)``."""
+    ``Q/(2 rho) = 1 + D^2/(8 rho^2) + O(rho^-4)``. That rho increases
+    while F < 0 is read off symbols declared positive: a restatement
+    checked."""
     F, Dsym, Qsym = sp.symbols("F D Q", real=True)
     w1, v1 = w - eta * v * F, v - eta * w * F
     Qw, Dw = w**2 + v**2, v**2 - w**2
@@ -53,13 +55,13 @@ def weight_balance() -> dict[str, sp.Expr]:
 
 
 def looped_increment() -> sp.Expr:
-    """Theorem 4.1's rate (Appendix A.5). With ``L_L = L_inf + c/rho +
-    e/rho^2 + ...`` (c = c_L; e stands for the next order), ``F = L_L'/d =
-    -(c/rho^2 + 2 e/rho^3)/d``; with ``rho' = rho - eta Q F + eta^2 rho
+    """Theorem 4.1's rate (Appendix A.5). With ``L_L = L_inf + c_L/rho +
+    e/rho^2 + ...`` (e stands for the next order), ``F = L_L'/d =
+    -(c_L/rho^2 + 2 e/rho^3)/d``; with ``rho' = rho - eta Q F + eta^2 rho
     F^2`` and ``Q = sqrt(D^2 + 4 rho^2)`` (D = v^2 - w^2 bounded,
-    :func:`weight_balance`), ``rho'^2 - rho^2 -> 4 eta c / d`` as rho -> oo,
-    whatever D and e. Returns the limit."""
-    c, e = sp.symbols("c e", positive=True)
+    :func:`weight_balance`), ``rho'^2 - rho^2 -> 4 eta c_L / d`` as
+    rho -> oo, whatever D and e. Returns the limit."""
+    c, e = sp.symbols("c_L e", positive=True)
     Dsym = sp.Symbol("D", real=True)
     Lrho = c / rho + e / rho**2
     Fr = sp.diff(Lrho, rho) / d

@@ -55,7 +55,8 @@ def scalar_recursion() -> dict[str, sp.Expr]:
     v). Chain rule: ``d/dw L_L(w v) = v L_L'(w v)``; since the W12 gradient
     is g I (isotropy) and ``d/dw = tr(gradient) = d g``, ``g = v L_L'/d``,
     and gradient descent reads ``w' = w - eta v F``, ``v' = v - eta w F``
-    with ``F = L_L'(rho)/d``."""
+    with ``F = L_L'(rho)/d`` (g is derived by ``solve``; the update is
+    written in, a restatement)."""
     Lf = sp.Function("mathcal{L}_L")
     g_sym = sp.Symbol("g", real=True)
     dw, dv = sp.diff(Lf(w * v), w), sp.diff(Lf(w * v), v)
@@ -124,14 +125,14 @@ def monotone() -> dict[str, sp.Expr]:
 
 def large_rho() -> dict[str, sp.Expr]:
     """Appendix A.5: the per-sample Dist^2 for large rho (d = 3, r = 1,
-    symbolic L): series in x = 1/rho. The power method's error is derived
+    symbolic L): series in xi = 1/rho. The power method's error is derived
     from its definition in the eigenbasis, ``Dist^2(y, V) = 1 -
     y_1^2/||y||^2`` for ``y = S^L a``, ``S = diag(lambda)``: it is
-    ``sum_{i>1} p_i/P``, and both the constant term and the limit rho -> oo
-    equal it; the coefficient of 1/rho is asserted equal to the integrand of
-    ``theory.c_L``: ``(2L/lambda_1) P_top sum_{i>1} p_i (lambda_1/lambda_i -
-    1)/P^2``, ``p_i = c_i^2 (lambda_i/lambda_1)^{2L}``, P = sum p_i, P_top =
-    p_1."""
+    ``sum_{i>1} p~_i/Pi``, and both the constant term and the limit
+    rho -> oo equal it; the coefficient of 1/rho is asserted equal to the
+    integrand of ``theory.c_L``: ``(2L/lambda_1) Pi_top sum_{i>1} p~_i
+    (lambda_1/lambda_i - 1)/Pi^2``, ``p~_i = c_i^2
+    (lambda_i/lambda_1)^{2L}``, Pi = sum p~_i, Pi_top = p~_1."""
     x = sp.Symbol("x", positive=True)
     dist2, _ = _per_sample_dist2()
     f = dist2.subs(rho, 1 / x).replace(

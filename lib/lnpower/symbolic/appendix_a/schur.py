@@ -20,27 +20,27 @@ def sign_and_cycle(dim: int = 3) -> list[sp.Matrix]:
     for i in range(dim):
         cycle[(i + 1) % dim, i] = 1
     gens.append(cycle)
-    for R in gens:
-        assert R.T * R == sp.eye(dim)
+    for O in gens:
+        assert O.T * O == sp.eye(dim)
     return gens
 
 
 def commutant(generators: list[sp.Matrix]) -> sp.Matrix:
-    """The general matrix M with ``M R = R M`` for every R in
-    ``generators``: a symbolic M with the linear equations solved (the free
-    entries stay symbols)."""
+    """The general matrix J with ``J O = O J`` for every O in
+    ``generators``: a symbolic J (entries j11, j12, ...) with the linear
+    equations solved (the free entries stay symbols)."""
     dim = generators[0].shape[0]
-    M = sp.Matrix(dim, dim, lambda i, j: sp.Symbol(f"m{i + 1}{j + 1}"))
-    eqs = [e for R in generators for e in (M * R - R * M)]
-    (sol,) = sp.solve(eqs, list(M), dict=True)
-    return M.subs(sol)
+    J = sp.Matrix(dim, dim, lambda i, j: sp.Symbol(f"j{i + 1}{j + 1}"))
+    eqs = [e for O in generators for e in (J * O - O * J)]
+    (sol,) = sp.solve(eqs, list(J), dict=True)
+    return J.subs(sol)
 
 
 def schur_lemma(dim: int = 3) -> sp.Matrix:
     """Lemma F.1: a matrix that commutes with every orthogonal matrix is c
     I. Already the sign flips and the cyclic permutation force it (asserted:
     one free symbol times I)."""
-    M = commutant(sign_and_cycle(dim))
-    c = M[0, 0]
-    assert c.is_Symbol and M == c * sp.eye(dim)
-    return M
+    J = commutant(sign_and_cycle(dim))
+    c = J[0, 0]
+    assert c.is_Symbol and J == c * sp.eye(dim)
+    return J

@@ -117,7 +117,8 @@ def cauchy_schwarz_step() -> dict[str, sp.Expr]:
     """Appendix B.2.1, the algebra after Cauchy-Schwarz: ``(2 - 2q/s) - (s -
     q)^2/s^2`` expanded, which is ``1 - q^2/s^2``; and the Cauchy-Schwarz
     pairing ``E[s - q] = E[s * (s - q)/s]`` that gives ``(E[s - q])^2 <=
-    E[s^2] E[(s - q)^2/s^2]``."""
+    E[s^2] E[(s - q)^2/s^2]`` (the expansion is derived; the pairing is a
+    restatement checked)."""
     middle = sp.expand((s - q) ** 2 / s**2)
     result = sp.expand((2 - 2 * q / s) - middle)
     assert is_zero(result - (1 - q**2 / s**2))
@@ -163,10 +164,10 @@ def gram_identity(dim: int = 3, cols: int = 3) -> dict[str, sp.Expr]:
 
 
 def cayley(dim: int) -> tuple[sp.Matrix, sp.Expr]:
-    """A symbolic rotation R = (I - K)^-1 (I + K) (Cayley transform of a
-    symbolic skew matrix K) as ``(N, delta)`` with polynomial entries, R =
-    N/delta: N = adj(I - K)(I + K), delta = det(I - K). Asserts R^T R = I,
-    i.e. N^T N = delta^2 I."""
+    """A symbolic rotation O = (I - A)^-1 (I + A) (Cayley transform of a
+    symbolic skew matrix A) as ``(Num, delta)`` with polynomial entries, O =
+    Num/delta: Num = adj(I - A)(I + A), delta = det(I - A). Asserts
+    O^T O = I, i.e. Num^T Num = delta^2 I."""
     K = sp.zeros(dim, dim)
     for i in range(dim):
         for j in range(i + 1, dim):
@@ -211,9 +212,11 @@ def orthonormal_case(dim: int = 3, cols: int = 2) -> dict[str, sp.Expr]:
 
 
 def kappas_sphere() -> dict[str, sp.Expr]:
-    """Task 1 moments, derived. kappa1 = E[a^T S a] = E tr(S)/d (E[a a^T] =
-    I/d) with tr S = sum_j ||x_j||^2 = n (A1). kappa2 = E||Sa||^2 = E
-    tr(S^2)/d with tr(S^2) = n + sum_{i != j} (x_i^T x_j)^2
+    """Task 1 moments: kappa1 derived, kappa2 with one moment typed in and
+    checked at dim = 3 (a restatement checked). kappa1 = E[a^T S a] =
+    E tr(S)/d (E[a a^T] = I/d) with tr S = sum_j ||x_j||^2 = n (A1).
+    kappa2 = E||Sa||^2 = E tr(S^2)/d with tr(S^2) = n + sum_{i != j}
+    (x_i^T x_j)^2
     (:func:`gram_identity`) and, for independent uniform unit columns,
     E[(x_i^T x_j)^2] = tr(E[x_i x_i^T] E[x_j x_j^T]) = tr(I/d^2) = 1/d
     (checked at dim = 3 with explicit vectors), over n(n - 1) ordered pairs."""

@@ -14,7 +14,8 @@ step by step.
   (:func:`ln_large_gamma` keeps the older two-key summary)
 - C.3: :func:`unit_distance`, :func:`loss_bound`, :func:`iterations`
 
-Notation: S = X X^T; s = ||S a||, q = a^T S a, c = q/s, x = gamma s;
+Notation: S = X X^T; s = ||S a||, q = a^T S a, omega = q/s (``c`` in
+the code), x = gamma s;
 Q = alpha^2 + beta^2 (the paper's S_t), D = beta^2 - alpha^2."""
 
 from .growth import (

@@ -42,7 +42,8 @@ def symmetric_recursion() -> dict:
     ``tr(dL/dV21) = alpha a^T S g_h``. By isotropy the population gradient
     of W12 is (tr/d) I, so with F = E[a^T S g_h]/d the update
     W12 -> W12 - eta (tr/d) I is ``alpha' = alpha - eta beta F`` and
-    ``beta' = beta - eta alpha F``."""
+    ``beta' = beta - eta alpha F`` (the traces are derived; the update is a
+    restatement checked)."""
     g = structured_gradients()
     aSg = (g["S"] * g["a"]).dot(g["g_h"])
     trW, trV = g["W12"].trace(), g["V21"].trace()

@@ -8,6 +8,7 @@ from functools import cache
 
 import sympy as sp
 
+from ..appendix_a.schur import commutant, sign_and_cycle
 from ..common import alpha, beta
 from .symbols import (
     BLOCKS,
@@ -199,25 +200,14 @@ def induction() -> dict:
 
 def schur(k: int = 3) -> dict:
     """Schur's lemma (Lemma F.1) on the orthogonal matrices that the proof
-    needs: a k x k matrix M of symbols with R M R^T = M for the k sign flips
-    diag(+-1) and the cyclic permutation must be m I (solved as linear
-    equations). The flips alone leave the k diagonal entries free, the
-    permutation alone the k entries of a circulant."""
-    M = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"m{i + 1}{j + 1}"))
-    flips = [
-        sp.diag(*[-1 if j == i else 1 for j in range(k)]) for i in range(k)
-    ]
-    cyclic = sp.Matrix(k, k, lambda i, j: int(j == (i + 1) % k))
-    for R in (*flips, cyclic):
-        assert R * R.T == sp.eye(k)
-
-    def commuting(group):
-        eqs = [e for R in group for e in R * M * R.T - M]
-        (sol,) = sp.solve(eqs, list(M), dict=True)
-        return M.subs(sol)
-
-    both = commuting([*flips, cyclic])
+    needs: a k x k matrix J of symbols that commutes with the k sign flips
+    diag(+-1) and the cyclic permutation must be a multiple of I (solved as
+    linear equations, :func:`..appendix_a.schur.commutant`). The flips
+    alone leave the k diagonal entries free, the permutation alone the k
+    entries of a circulant."""
+    gens = sign_and_cycle(k)
+    both = commutant(gens)
     assert len(both.free_symbols) == 1 and both == both[0, 0] * sp.eye(k)
-    only_flips, only_cyclic = commuting(flips), commuting([cyclic])
+    only_flips, only_cyclic = commutant(gens[:k]), commutant(gens[k:])
     assert len(only_flips.free_symbols) == len(only_cyclic.free_symbols) == k
     return {"M": both, "flips": only_flips, "cyclic": only_cyclic}

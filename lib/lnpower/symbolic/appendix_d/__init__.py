@@ -7,7 +7,7 @@ the unnormalised model and the contraction factor R(gamma), and its limit
 (Appendix E).
 
 The eigenbasis is the columns of a symbolic rotation in the Cayley
-parametrisation ``Q = (I - K)(I + K)^{-1}``, K skew-symmetric with three
+parametrisation ``O = (I - A)(I + A)^{-1}``, A skew-symmetric with three
 free symbols: every rotation without the eigenvalue -1, a dense subset of
 SO(3). The identities derived are rational identities in the three
 parameters, so they hold on all of SO(3) by continuity, and flipping the

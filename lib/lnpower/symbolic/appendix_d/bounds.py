@@ -17,8 +17,8 @@ def bound_certificates(dim: int = 3, r: int = 1) -> dict[str, sp.Expr]:
     R^{2L} = xi_{r+1}/xi_1 (Greek letters, so that s, x, N, D keep their
     meanings elsewhere in the book):
 
-    - upper: ``(||a_perp||^2/||a_Z||^2) R^{2L} - sin^2`` has the sign of ``U
-      = ||a_perp||^2 xi_{r+1} den - num xi_1 ||a_Z||^2``;
+    - upper: ``(||a_perp||^2/||a_Z||^2) R^{2L} - sin^2`` has the sign of
+      ``||a_perp||^2 xi_{r+1} den - num xi_1 ||a_Z||^2``;
     - lower: ``sin^2 - sigma_{r+1} R^{2L}`` has the sign of ``num xi_1 -
       sigma_{r+1} xi_{r+1} den``, equal (since sum sigma_i = 1) to the
       homogeneous ``Lw = num xi_1 sum_i sigma_i - sigma_{r+1} xi_{r+1}

@@ -76,10 +76,10 @@ def _projections(U, r: int, power: int):
 
 
 def angle_expansion(r: int = 1) -> dict[str, sp.Expr]:
-    """Appendix D, step 2, equation (D.1): for ``u = sum_i c_i m_i v_i``
-    (step 1, with ``m_i = mu_i^L``), ``y = u/||u||`` and Z = span(v_1..v_r):
-    ``sin^2 phi = 1 - cos^2 phi = 1 - ||Proj_Z y||^2 = Dist^2(y, Z) = ||y -
-    Proj_Z y||^2 = sum_{i>r} c_i^2 m_i^2 / sum_i c_i^2 m_i^2``, derived in
+    """Appendix D, step 2, equation (D.1): for ``u = sum_i c_i mu_i^L v_i``
+    (step 1), ``y = u/||u||`` and Z = span(v_1..v_r): ``sin^2 phi = 1 -
+    cos^2 phi = 1 - ||Proj_Z y||^2 = Dist^2(y, Z) = ||y - Proj_Z y||^2 =
+    sum_{i>r} c_i^2 mu_i^{2L} / sum_i c_i^2 mu_i^{2L}``, derived in
     the symbolic eigenbasis. Returns sin^2 (from cos) and Dist^2 (from the
     projection residual)."""
     if r not in (1, 2):
