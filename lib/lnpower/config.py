@@ -40,10 +40,11 @@ def _positive(name: str, v) -> None:
 
 @dataclass
 class TrainConfig:
-    """Everything one training run needs. Every default is the paper's
-    setting (§5): d = 16, n = 32, 10 000 training and 2 000 test samples,
+    """Everything one training run needs. The defaults are the paper's
+    settings (§5): d = 16, n = 32, 10 000 training and 2 000 test samples,
     SGD with eta = 0.1 and batch 128 for T = 2000 steps from W = 0, V21 = v0
-    I.
+    I; where the paper states none, the book's choices (v0, below; float32;
+    sampling with replacement), which the intro lists.
 
     ``model``: ``"layer"`` (one layer) or ``"looped"`` (3.1); ``loops`` (L)
     and ``target`` default to what the paper trains that model with

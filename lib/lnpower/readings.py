@@ -57,6 +57,11 @@ TARGETS = (
 STRUCTURE = 0.1
 
 
+def spelled(target: str) -> str:
+    """A target's name as the book's prose spells it ("normalised")."""
+    return target.replace("iz", "is")
+
+
 def zero_block_max(history) -> float:
     """Largest entry, over every snapshot, of the blocks that (4.2) says
     stay zero."""

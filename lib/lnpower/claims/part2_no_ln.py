@@ -11,6 +11,7 @@ from ..readings import (
     TARGETS,
     fixed_point,
     gamma_star,
+    spelled,
     test_loss_stderr,
 )
 from ..runs import ETA, TASKS, ensemble, sample
@@ -46,8 +47,8 @@ def _figs67():
             fine = np.array([fixed_point(h, t, target)[0] for h in hs])
             ok.append(fine)
             rows.append(
-                f"{TASKS[t]}/{target}: holds for {int(fine.sum())} of "
-                f"{len(hs)} "
+                f"{TASKS[t]}/{spelled(target)}: holds for "
+                f"{int(fine.sum())} of {len(hs)} "
                 f"(seed 0: {fixed_point(hs[0], t, target)[1]})"
             )
     ok = np.all(ok, axis=0)
@@ -65,7 +66,8 @@ def _figs67_epochs():
             fine, text = fixed_point(h, t, target)
             ok &= fine
             rows.append(
-                f"{TASKS[t]}/{target}: {'holds' if fine else 'fails'} ({text})"
+                f"{TASKS[t]}/{spelled(target)}: "
+                f"{'holds' if fine else 'fails'} ({text})"
             )
     return over_seeds([float(ok)], [ok], "; ".join(rows))
 

@@ -11,6 +11,7 @@ import numpy as np
 from .. import cache as _cache
 from .. import dynamics, stability, theory
 from ..config import PAPER
+from ..readings import spelled
 from ..runs import (
     BIG,
     TASKS,
@@ -81,7 +82,7 @@ def _saddle():
     ]
     z_pos = min(h["eigenvalues"][0] / h["stderr"] for h in pos)
     rows = [
-        f"{TASKS[t]}/{tg}: "
+        f"{TASKS[t]}/{spelled(tg)}: "
         + ", ".join(
             f"{k[:4]} {v['eigenvalues'][0]:+.4f}"
             for k, v in H[t, tg].items()
