@@ -202,7 +202,7 @@ def schur(k: int = 3) -> dict:
     """Schur's lemma (Lemma F.1) on the orthogonal matrices that the proof
     needs: a k x k matrix J of symbols that commutes with the k sign flips
     diag(+-1) and the cyclic permutation must be a multiple of I (solved as
-    linear equations, :func:`..appendix_a.schur.commutant`). The flips
+    linear equations, :func:`lnpower.symbolic.appendix_a.commutant`). The flips
     alone leave the k diagonal entries free, the permutation alone the k
     entries of a circulant."""
     gens = sign_and_cycle(k)
