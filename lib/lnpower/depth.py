@@ -42,7 +42,8 @@ def power_method_median(task: str, L_max: int = 25) -> np.ndarray:
 
 
 def semilog_fit(err) -> tuple[float, float]:
-    """Per-loop rate and R^2 of a straight line through log(err) against L."""
+    """Per-loop rate and explained variance (EV, the coefficient of
+    determination) of a straight line through log(err) against L."""
     L, y = np.arange(1, len(err) + 1), np.log(err)
     coef = np.polyfit(L, y, 1)
     resid = y - np.polyval(coef, L)

@@ -162,7 +162,10 @@ def rotated(U: torch.Tensor, count: int, g: torch.Generator) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class Task:
-    """A training distribution satisfying Assumption 3.2.
+    """A training distribution: unit columns (A1) and rotation invariance
+    (A2) always; (A3), a finite E[1/lambda_d], for Task 2 always and for
+    Task 1 only when n >= d + 2 (the chapter principal_components measures
+    the tail), so some of the book's grids go outside Assumption 3.2.
 
     ``name="sphere"``: Task 1, columns uniform on S^{d-1}.
     ``name="rotated"``: Task 2, X = P U with multiplicities ``m`` (default

@@ -16,13 +16,13 @@ from ..depth import (
 from ..runs import READINGS, TASKS, looped_run
 from .core import STATUSES, ordering, over_seeds, verdict
 
-# "exponential in L": R^2 within this of the power method's on the same points
+# "exponential in L": EV within this of the power method's on the same points
 R2_MARGIN = 0.02
 
 
 def _exponential(curves) -> tuple[np.ndarray, list[str]]:
-    """Per seed, the worst R^2 deficit against the power method's (over
-    tasks and snapshots), and the median R^2 per task and snapshot."""
+    """Per seed, the worst EV deficit against the power method's (over
+    tasks and snapshots), and the median EV per task and snapshot."""
     deficit, rows = [], []
     for t, per_seed in curves.items():
         r2 = [
@@ -46,7 +46,7 @@ def _fig5_exp():
     return over_seeds(
         deficit,
         deficit <= R2_MARGIN,
-        "worst R^2 deficit per seed; median R^2 " + "; ".join(rows),
+        "worst EV deficit per seed; median EV " + "; ".join(rows),
     )
 
 
@@ -77,7 +77,7 @@ def _fig5_order():
 def _fig5_exp_epochs():
     deficit, rows = _exponential(fig5_curves("epochs"))
     return over_seeds(
-        deficit, deficit <= R2_MARGIN, "median R^2 " + "; ".join(rows)
+        deficit, deficit <= R2_MARGIN, "median EV " + "; ".join(rows)
     )
 
 
@@ -99,7 +99,7 @@ def _g3():
     return over_seeds(
         deficit,
         (deficit <= R2_MARGIN) & falls,
-        "worst R^2 deficit per seed; median R^2 "
+        "worst EV deficit per seed; median EV "
         + "; ".join(rows)
         + f"; error falls from L = 10 to 25 for {int(falls.sum())} seeds",
     )
@@ -114,7 +114,7 @@ def _g3_epochs():
         r2, pm = semilog_fit(c)[1], semilog_fit(power_method_median(t))[1]
         deficit.append(pm - r2 if c[24] < c[9] else np.inf)
         rows.append(
-            f"{TASKS[t]}: rho_T {rho:.1f}, R^2 {r2:.3f} (power method "
+            f"{TASKS[t]}: rho_T {rho:.1f}, EV {r2:.3f} (power method "
             f"{pm:.3f})"
         )
     return (
