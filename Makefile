@@ -41,7 +41,7 @@ $(PKG): $(STAMP) pyproject.toml $(shell find lib/lnpower -name '*.py' -o -name '
 book: $(PKG)
 	$(BIN)/python tests/book_cache.py drop-stale
 	$(JB)
-	$(BIN)/python tests/book_cache.py stamp
+	$(BIN)/python tests/book_cache.py stamp-pages
 	@echo "Open: $(CURDIR)/_build/html/index.html"
 
 lint: $(PKG)

@@ -6,7 +6,7 @@ file of ``lib/lnpower`` (code, the claims' ledger, the stored runs), and a
 stale cache is dropped before it is used: ``make book`` then executes every
 notebook again.
 
-Usage: ``python tests/book_cache.py drop-stale|stamp``.
+Usage: ``python tests/book_cache.py drop-stale|stamp|stamp-pages``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 STAMP = ROOT / "_build" / "jupyter_cache.lnpower"
+# Sphinx re-reads only the notebooks whose text changed: pages rendered from
+# outputs of another library must be read again, so the doctrees carry a
+# stamp of their own
+DOCTREES = ROOT / "_build" / ".doctrees"
+DOCTREES_STAMP = ROOT / "_build" / "doctrees.lnpower"
 
 
 def fingerprint() -> str:
@@ -41,17 +46,30 @@ def drop_stale() -> bool:
     if stale:
         shutil.rmtree(CACHE)
         print("book cache: the library changed; every notebook runs again")
+    if DOCTREES.exists() and (
+        not DOCTREES_STAMP.exists()
+        or DOCTREES_STAMP.read_text() != fingerprint()
+    ):
+        shutil.rmtree(DOCTREES)
+        print("book cache: the library changed; every page is read again")
     return stale
 
 
-def stamp() -> None:
-    """Record that the cache's outputs come from this library."""
+def stamp(pages: bool = False) -> None:
+    """Record that the cache's outputs (and, with ``pages``, the rendered
+    pages) come from this library."""
     STAMP.parent.mkdir(parents=True, exist_ok=True)
     STAMP.write_text(fingerprint())
+    if pages:
+        DOCTREES_STAMP.write_text(fingerprint())
 
 
 if __name__ == "__main__":
-    actions = {"drop-stale": drop_stale, "stamp": stamp}
+    actions = {
+        "drop-stale": drop_stale,
+        "stamp": stamp,
+        "stamp-pages": lambda: stamp(pages=True),
+    }
     if len(sys.argv) != 2 or sys.argv[1] not in actions:
         sys.exit(f"usage: {sys.argv[0]} {'|'.join(actions)}")
     actions[sys.argv[1]]()

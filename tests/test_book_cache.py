@@ -11,6 +11,7 @@ def test_a_cache_of_another_library_is_dropped(tmp_path, monkeypatch):
     monkeypatch.setattr(book_cache, "ROOT", tmp_path)
     monkeypatch.setattr(book_cache, "CACHE", cache)
     monkeypatch.setattr(book_cache, "STAMP", tmp_path / "_build" / "stamp")
+    monkeypatch.setattr(book_cache, "DOCTREES", tmp_path / "_build" / "dt")
 
     cache.mkdir(parents=True)
     assert book_cache.drop_stale() and not cache.exists()  # never stamped
@@ -24,3 +25,28 @@ def test_a_cache_of_another_library_is_dropped(tmp_path, monkeypatch):
     (lib / "__pycache__" / "model.pyc").write_bytes(b"\0")
     cache.mkdir()
     assert not book_cache.drop_stale()  # compiled files do not
+
+
+def test_pages_of_another_library_are_read_again(tmp_path, monkeypatch):
+    lib = tmp_path / "lib" / "lnpower"
+    lib.mkdir(parents=True)
+    (lib / "model.py").write_text("x = 1\n")
+    build = tmp_path / "_build"
+    doctrees = build / ".doctrees"
+    monkeypatch.setattr(book_cache, "ROOT", tmp_path)
+    monkeypatch.setattr(book_cache, "CACHE", build / ".jupyter_cache")
+    monkeypatch.setattr(book_cache, "STAMP", build / "stamp")
+    monkeypatch.setattr(book_cache, "DOCTREES", doctrees)
+    monkeypatch.setattr(book_cache, "DOCTREES_STAMP", build / "pages")
+
+    doctrees.mkdir(parents=True)
+    book_cache.stamp()  # outputs stamped (as nbval does), pages not
+    book_cache.drop_stale()
+    assert not doctrees.exists()
+    doctrees.mkdir()
+    book_cache.stamp(pages=True)  # what make book does after a build
+    book_cache.drop_stale()
+    assert doctrees.exists()
+    (lib / "model.py").write_text("x = 2\n")
+    book_cache.drop_stale()
+    assert not doctrees.exists()

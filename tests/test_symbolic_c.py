@@ -179,8 +179,8 @@ def test_cauchy_schwarz_numerically():
     rng = _rng(3)
     u_, v_ = rng.normal(size=3), rng.normal(size=3)
     vals = {
-        **{sp.Symbol(f"u{i + 1}", real=True): u_[i] for i in range(3)},
-        **{sp.Symbol(f"v{i + 1}", real=True): v_[i] for i in range(3)},
+        **{sp.Symbol(f"e{i + 1}", real=True): u_[i] for i in range(3)},
+        **{sp.Symbol(f"f{i + 1}", real=True): v_[i] for i in range(3)},
     }
     gap = (u_ @ u_) * (v_ @ v_) - (u_ @ v_) ** 2
     assert math.isclose(float(cs["lagrange"].subs(vals)), gap, rel_tol=1e-12)

@@ -11,8 +11,10 @@ def collapse(dim: int = 2, cols: int = 2) -> sp.Matrix:
     entries: with W12 = w I, V21 = v I, ``V E E^T W E = [[0, 0], [0, w v S
     a]]``."""
     w, v = sp.symbols("w v", real=True)
-    X = sp.Matrix(dim, cols, lambda i, j: sp.Symbol(f"x{i}{j}", real=True))
-    a = sp.Matrix(dim, 1, lambda i, j: sp.Symbol(f"a{i}", real=True))
+    X = sp.Matrix(  # entries X_ij (bold x_j are the columns; italic x is
+        dim, cols, lambda i, j: sp.Symbol(f"X_{{{i + 1}{j + 1}}}", real=True)
+    )  # gamma s in the book's notation table)
+    a = sp.Matrix(dim, 1, lambda i, j: sp.Symbol(f"a_{{{i + 1}}}", real=True))
     Z = sp.zeros
     E = sp.BlockMatrix([[X, Z(dim, 1)], [Z(dim, cols), a]]).as_explicit()
     W = sp.BlockMatrix(

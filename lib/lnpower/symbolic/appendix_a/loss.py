@@ -126,12 +126,12 @@ def monotone() -> dict[str, sp.Expr]:
 def large_rho() -> dict[str, sp.Expr]:
     """Appendix A.5: the per-sample Dist^2 for large rho (d = 3, r = 1,
     symbolic L): series in xi = 1/rho. The power method's error is derived
-    from its definition in the eigenbasis, ``Dist^2(y, V) = 1 -
-    y_1^2/||y||^2`` for ``y = S^L a``, ``S = diag(lambda)``: it is
-    ``sum_{i>1} p~_i/Pi``, and both the constant term and the limit
-    rho -> oo equal it; the coefficient of 1/rho is asserted equal to the
-    integrand of ``theory.c_L``: ``(2L/lambda_1) Pi_top sum_{i>1} p~_i
-    (lambda_1/lambda_i - 1)/Pi^2``, ``p~_i = c_i^2
+    from its definition in the eigenbasis, ``Dist^2(b/||b||, V) = 1 -
+    b_1^2/||b||^2`` for the power iterate ``b = S^L a``, ``S =
+    diag(lambda)``: it is ``sum_{i>1} p~_i/Pi``, and both the constant
+    term and the limit rho -> oo equal it; the coefficient of 1/rho is
+    asserted equal to the integrand of ``theory.c_L``: ``(2L/lambda_1)
+    Pi_top sum_{i>1} p~_i (lambda_1/lambda_i - 1)/Pi^2``, ``p~_i = c_i^2
     (lambda_i/lambda_1)^{2L}``, Pi = sum p~_i, Pi_top = p~_1."""
     x = sp.Symbol("x", positive=True)
     dist2, _ = _per_sample_dist2()

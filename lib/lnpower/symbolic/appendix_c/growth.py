@@ -113,13 +113,14 @@ def reduced_loss() -> dict:
 
 
 def cauchy_schwarz(k: int = 3) -> dict:
-    """Why 0 <= c <= 1 (Appendix C.2.1, step 2). Lagrange's identity for
-    explicit k-vectors u, v: ``||u||^2 ||v||^2 - (u^T v)^2 = sum_{i<j}
-    (u_i v_j - u_j v_i)^2`` (with u = a, v = S a: s^2 - q^2 >= 0, = 0 only
-    when S a is parallel to a); ``q = a^T S a = ||X^T a||^2 >= 0``
-    (symbolic d, n); ``x^2 + 2xc + 1 = (x + c)^2 + 1 - c^2 > 0``."""
-    uu = sp.Matrix(sp.symbols(f"u1:{k + 1}", real=True))
-    vv = sp.Matrix(sp.symbols(f"v1:{k + 1}", real=True))
+    """Why 0 <= omega <= 1 (Appendix C.2.1, step 2; ``c`` in the code).
+    Lagrange's identity for explicit k-vectors e, f: ``||e||^2 ||f||^2 -
+    (e^T f)^2 = sum_{i<j} (e_i f_j - e_j f_i)^2`` (with e = a, f = S a:
+    s^2 - q^2 >= 0, = 0 only when S a is parallel to a); ``q = a^T S a =
+    ||X^T a||^2 >= 0`` (symbolic d, n); ``x^2 + 2x omega + 1 = (x +
+    omega)^2 + 1 - omega^2 > 0``."""
+    uu = sp.Matrix(sp.symbols(f"e1:{k + 1}", real=True))
+    vv = sp.Matrix(sp.symbols(f"f1:{k + 1}", real=True))
     minors = sum(
         (uu[i] * vv[j] - uu[j] * vv[i]) ** 2
         for i in range(k)
