@@ -65,8 +65,8 @@ def power_method(
 
 
 def sin_angle(y: torch.Tensor, P: torch.Tensor) -> torch.Tensor:
-    """sin of the canonical angle between y and the subspace with projector
-    P."""
+    """sin of the canonical angle between y and the subspace whose
+    projector ``P`` is (Proj_V in the book)."""
     y = y / torch.linalg.vector_norm(y, dim=-1, keepdim=True)
     perp = (
         y - (P @ y.unsqueeze(-1))[..., 0]

@@ -34,8 +34,8 @@ def ln_layer_loss(sample: Sample, gamma):
 
 
 def ln_layer_dloss(sample: Sample, gamma):
-    """d/dgamma of :func:`ln_layer_loss`: ``-2 E[s (1 - c^2) / (x^2 + 2xc +
-    1)^{3/2}]``."""
+    """d/dgamma of :func:`ln_layer_loss`: ``-2 E[s (1 - omega^2) / (x^2 +
+    2 x omega + 1)^{3/2}]`` with omega = a^T S a/||Sa||."""
     g = np.asarray(gamma, dtype=np.float64)[..., None]
     s, c = sample.s, sample.q / sample.s
     x = g * s

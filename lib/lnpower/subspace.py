@@ -28,8 +28,8 @@ def principal_projector(X: torch.Tensor, rtol: float = 1e-8):
     """Projector onto the principal subspace V(X) of Definition 3.1 and the
     multiplicity r.
 
-    Returns ``(P, r)`` with P of shape ``(..., d, d)`` and r of shape
-    ``(...)``."""
+    Returns ``(Proj, r)``: the projector, of shape ``(..., d, d)``, and r,
+    of shape ``(...)``."""
     lam, vec = spectrum(X)
     top = top_mask(lam, rtol).to(X.dtype)
     P = (vec * top.unsqueeze(-2)) @ vec.mT
@@ -56,7 +56,7 @@ def per_sample_loss(
     y: torch.Tensor, Y: torch.Tensor, target: str
 ) -> torch.Tensor:
     """``Dist^2(y, V(X)) = ||y||^2 - y^T P y`` (Theorem 4.1; Y the
-    projector P) or ``||y - y_target||^2`` (the losses of Theorems 4.2 and
+    projector Proj_V) or ``||y - y_target||^2`` (the losses of Theorems 4.2 and
     4.3; Y the target (4.4))."""
     if target == "subspace":
         return (y * y).sum(-1) - (y.unsqueeze(-2) @ Y @ y.unsqueeze(-1))[

@@ -8,8 +8,9 @@ the same everywhere:
 - one colour per configuration across every panel and chapter (``COLORS``);
 - the power method always black: dashed beside the models' error curves,
   solid with markers where it is the measured curve of its own bounds
-  (:func:`bounds`); references and predictions dotted, drawn above the
-  data so that they are never hidden;
+  (:func:`bounds`); references, predictions and limits as thin dotted or
+  dashed black or grey lines, keyed in the legend and drawn above the data
+  so that they are never hidden;
 - bounds clipped at their trivial value (a sine is at most 1).
 """
 

@@ -86,9 +86,9 @@ def cayley_basis() -> sp.Matrix:
 
 
 def shifted_power(L: int, shift):
-    """Numerators of ``u = M^L a`` (M = I + shift S, S = Q diag(lambda) Q^T,
-    a = Q c): u = U/n0^(2L+1), and of ``Q^T u = Z/n0^(2L+2)``; asserts S v_i
-    = lambda_i v_i."""
+    """Numerators of ``u = M^L a`` (M = I + shift S, S = O diag(lambda) O^T,
+    a = O c, O the Cayley rotation): u = U/n0^(2L+1), and of ``O^T u =
+    Z/n0^(2L+2)``; asserts S v_i = lambda_i v_i."""
     R, gen, Qn, n0 = frame()
     lam = [gen[x] for x in LAMBDAS]
     t = gen[shift]

@@ -240,8 +240,8 @@ def kappas_sphere() -> dict[str, sp.Expr]:
 
 def kappas_rotated(m=(2, 1, 1)) -> dict[str, sp.Expr]:
     """Task 2 moments, derived for explicit multiplicities m (len(m) <= 4;
-    the symbolic rotation grows fast): S = R diag(m) R^T with a symbolic
-    rotation R, so that kappa1 = E_a[a^T S a] = tr(S)/d = n/d and kappa2 =
+    the symbolic rotation grows fast): S = O diag(m) O^T with a symbolic
+    rotation O, so that kappa1 = E_a[a^T S a] = tr(S)/d = n/d and kappa2 =
     E_a||Sa||^2 = tr(S^2)/d = sum m_i^2/d for every rotation."""
     dim = len(m)
     N, delta = cayley(dim)

@@ -62,11 +62,11 @@ def symmetric_recursion() -> dict:
 @cache
 def reduced_loss() -> dict:
     """The per-sample loss under the structure, for symbolic d, from
-    h = a + gamma S a, y = h/||h||, t = Sa/||Sa|| and ||a|| = 1
-    (Appendix C.2.1 step 2, C.3 step 1):
+    h = a + gamma S a, y = h/||h||, the target y_target = Sa/||Sa|| and
+    ||a|| = 1 (Appendix C.2.1 step 2, C.3 step 1):
     ``||h||^2 = 1 + 2 gamma q + gamma^2 s^2``,
-    ``cos theta = y^T t = (q + gamma s^2)/(s ||h||)``,
-    ``loss = ||y - t||^2 = 2 - 2 cos theta``; with x = gamma s and
+    ``cos theta = y^T y_target = (q + gamma s^2)/(s ||h||)``,
+    ``loss = ||y - y_target||^2 = 2 - 2 cos theta``; with x = gamma s and
     omega = q/s (the Python name ``c``),
     ``cos theta = (omega + x)/sqrt(x^2 + 2x omega + 1)``; and
     ``d loss/d gamma = a^T S g_h``
@@ -202,12 +202,12 @@ def large_gamma() -> dict:
     """Appendix C.2.2, step 2(c), from :func:`reduced_loss` (the loss built
     from h = a + gamma S a): per sample ``loss = (s^2 - q^2)/(gamma^2 s^4) +
     O(gamma^-3)`` and ``gamma^3 d loss/d gamma -> -2 (s^2 - q^2)/s^4``,
-    dominated by its limit: ``|gamma^3 d loss/d gamma| / (2(1 - c^2)/s^2) =
-    (x^2/(x^2 + 2xc + 1))^(3/2) <= 1``. So gamma^3 F -> -(2/d) Upsilon3 = -C1
-    (C1 = 2 Upsilon3/d). With phi = gamma^3 F, psi = Q/(2 gamma),
-    u = 1/gamma the terms of :func:`cube_increment` are polynomials in
-    (phi, psi, u): ``A = -6 eta phi psi``, B and C vanish at u = 0, so at
-    (phi, psi, u) -> (-C1, 1, 0): A -> 6 eta C1, B, C -> 0."""
+    dominated by its limit: ``|gamma^3 d loss/d gamma| / (2 (1 -
+    omega^2)/s^2) = (x^2/(x^2 + 2 x omega + 1))^(3/2) <= 1``. So gamma^3 F
+    -> -(2/d) Upsilon3 = -C1 (C1 = 2 Upsilon3/d). With phi = gamma^3 F,
+    psi = Q/(2 gamma), u = 1/gamma the terms of :func:`cube_increment` are
+    polynomials in (phi, psi, u): ``A = -6 eta phi psi``, B and C vanish at
+    u = 0, so at (phi, psi, u) -> (-C1, 1, 0): A -> 6 eta C1, B, C -> 0."""
     red = reduced_loss()
     v, g = sp.symbols("v gamma", positive=True)  # v = 1/gamma
     lead = sp.series(red["loss"].subs(gamma, 1 / v), v, 0, 3).removeO()

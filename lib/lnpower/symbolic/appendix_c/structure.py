@@ -43,11 +43,11 @@ def block_layer():
 
 
 def output_lemma() -> dict:
-    """The lemma of Appendix C.1.1. The last column c of E + V E E^T W E is
+    """The lemma of Appendix C.1.1. The last column z of E + V E E^T W E is
     [p; h] with ``p = V11 S W12 a + V12 a a^T W22 a`` and
     ``h = a + V21 S W12 a + V22 a a^T W22 a`` (symbolic d, n); W11 and W21
-    do not enter. LN divides c by ||c||, so y = h/||c|| with
-    ||c||^2 = ||p||^2 + ||h||^2. The same on explicit d = n = 2 matrices
+    do not enter. LN divides z by ||z||, so y = h/||z|| with
+    ||z||^2 = ||p||^2 + ||h||^2. The same on explicit d = n = 2 matrices
     of symbols, computed entry by entry from the definition."""
     Z = block_layer()
     p, h = sp.expand(Z.blocks[0, 1]), sp.expand(Z.blocks[1, 1])

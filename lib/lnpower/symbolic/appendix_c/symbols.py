@@ -45,14 +45,14 @@ def scalar(expr, rules: dict) -> sp.Expr:
 
 def equal_given_norm(lhs, rhs, H) -> bool:
     """``lhs == rhs`` for expressions in sqrt(H) (H a polynomial): write
-    every power H^e (e rational) as r^(2e) with r^2 = H, clear denominators
-    and reduce the numerator modulo r^2 - H."""
-    r = sp.Dummy("r", positive=True)
+    every power H^e (e rational) as chi^(2e) with chi^2 = H, clear
+    denominators and reduce the numerator modulo chi^2 - H."""
+    chi = sp.Dummy("chi", positive=True)
     H = sp.expand(H)
 
     def power_of_H(z):
         return z.is_Pow and z.exp.is_Rational and sp.expand(z.base - H) == 0
 
-    diff = (lhs - rhs).replace(power_of_H, lambda z: r ** (2 * z.exp))
+    diff = (lhs - rhs).replace(power_of_H, lambda z: chi ** (2 * z.exp))
     num = sp.numer(sp.together(diff))
-    return sp.rem(sp.expand(num), r**2 - H, r) == 0
+    return sp.rem(sp.expand(num), chi**2 - H, chi) == 0

@@ -30,8 +30,8 @@ def _zero(expr) -> bool:
 def power_expansion(L: int = 3, shift=gamma) -> dict[str, object]:
     """Appendix D, step 1: ``M^L a = sum_i c_i mu_i^L v_i`` with ``M = I +
     shift S`` and ``mu_i = 1 + shift lambda_i``, computed from the
-    definitions: L multiplications by M of ``a = Q c`` in the symbolic
-    eigenbasis, then the coordinates ``Q^T M^L a`` (exact polynomial
+    definitions: L multiplications by M of ``a = O c`` in the symbolic
+    eigenbasis O, then the coordinates ``O^T M^L a`` (exact polynomial
     division). Also the statement for a symbolic L on the diagonal form
     (``(I + shift Lambda)^L``). Returns the coordinates and the diagonal of
     the power."""
@@ -105,7 +105,7 @@ def eigen_loss_terms(L: int, shift=rho, r: int = 1) -> tuple[sp.Expr, sp.Expr]:
     shift S)^L a/||.||`` (Appendix A, the loss in the eigenbasis), from the
     definitions: u = M^L a multiplied out
     (:func:`~lnpower.symbolic.eigenbasis.shifted_power`), written as u = Q
-    (Q^T u) (Q is orthogonal) to keep the polynomials small, then ``||u -
+    (O^T u) (O is orthogonal) to keep the polynomials small, then ``||u -
     Proj u||^2`` and ``||u||^2``; asserted equal to ``sum_{i>r} c_i^2
     mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``."""
     R, gen, Qn, n0 = frame()
