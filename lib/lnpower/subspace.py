@@ -55,7 +55,7 @@ def targets(X: torch.Tensor, a: torch.Tensor, target: str) -> torch.Tensor:
 def per_sample_loss(
     y: torch.Tensor, Y: torch.Tensor, target: str
 ) -> torch.Tensor:
-    """``Dist^2(y, V(X)) = ||y||^2 - y^T P y`` (Theorem 4.1; Y the
+    """``Dist^2(y, V(X)) = ||y||^2 - y^T Y y`` (Theorem 4.1; Y the
     projector Proj_V) or ``||y - y_target||^2`` (the losses of Theorems 4.2 and
     4.3; Y the target (4.4))."""
     if target == "subspace":

@@ -6,7 +6,7 @@ appendix states and asserts it against the paper's formula (an
 ``AssertionError`` if one fails). The chapter ``proof_with_ln`` shows them
 step by step.
 
-- C.1.1: :func:`output_lemma` (y = h/||c||), :func:`structured_gradients`
+- C.1.1: :func:`output_lemma` (y = h/||z||), :func:`structured_gradients`
 - C.1.2: :func:`induction` (base case, inductive step), :func:`schur`
 - C.2.1: :func:`symmetric_recursion`, :func:`reduced_loss`,
   :func:`cauchy_schwarz`, :func:`gamma_increment`

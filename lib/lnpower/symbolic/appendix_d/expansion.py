@@ -104,7 +104,7 @@ def eigen_loss_terms(L: int, shift=rho, r: int = 1) -> tuple[sp.Expr, sp.Expr]:
     """Numerator and denominator of ``||y - Proj y||^2`` for ``y = (I +
     shift S)^L a/||.||`` (Appendix A, the loss in the eigenbasis), from the
     definitions: u = M^L a multiplied out
-    (:func:`~lnpower.symbolic.eigenbasis.shifted_power`), written as u = Q
+    (:func:`~lnpower.symbolic.eigenbasis.shifted_power`), written as u = O
     (O^T u) (O is orthogonal) to keep the polynomials small, then ``||u -
     Proj u||^2`` and ``||u||^2``; asserted equal to ``sum_{i>r} c_i^2
     mu_i^{2L}`` and ``sum_i c_i^2 mu_i^{2L}``."""

@@ -36,7 +36,7 @@ def layer_is_normalised_power() -> sp.Expr:
 
 
 def scale_invariance() -> sp.Expr:
-    """Appendix D, step 4: the angle to Z does not see the scale: with u = Q
+    """Appendix D, step 4: the angle to Z does not see the scale: with u = O
     c and any k != 0, ``Dist^2(k u/||k u||, Z) = Dist^2(u/||u||, Z)``
     (symbolic eigenbasis, r = 1): both the numerator and the denominator of
     the scaled vector are k^2 times those of u (asserted). Returns Dist^2 of
