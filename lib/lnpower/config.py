@@ -202,8 +202,9 @@ class TrainConfig:
         return departures(self)
 
     def memory_bytes(self, runs: int = 1) -> int:
-        """Memory the run needs, roughly: data sets, targets and the
-        engine's buffers."""
+        """Memory the run needs, roughly: data sets, targets, the engine's
+        buffers and the per-step records (w, v and the minibatch loss: a
+        buffer entry and a Python float each, 32 bytes)."""
         D, N, item = (
             2 * self.d,
             self.n + 1,
@@ -216,7 +217,8 @@ class TrainConfig:
             self.batch * (self.loops * (3 * N * D + D * D + N) + 4 * N * D)
             + 4096
         )
-        return int(runs * (data + 2 * engine) * item)
+        per_step = 3 * (self.steps + 1) * (item + 32)
+        return int(runs * ((data + 2 * engine) * item + per_step))
 
 
 def paper_config(**overrides) -> TrainConfig:

@@ -193,14 +193,18 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
     )
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
-    ws, vs, batch_losses = [], [], []
+    # per-step records in buffers allocated once: a small tensor kept at
+    # every step, between the engine's large temporaries, fragments the
+    # heap (a 156 000-step looped run grew past 20 GB that way)
+    R = len(configs)
+    ws, vs = (torch.empty(c0.steps + 1, R, dtype=dtype) for _ in "wv")
+    batch_losses = torch.empty(c0.steps, R, dtype=dtype)
     evaluating = [0.0]  # seconds spent recording the losses
     t0 = time.perf_counter()
 
     def record(t):
         wa, va = active_weights(W, V)
-        ws.append(wa.clone())
-        vs.append(va.clone())
+        ws[t], vs[t] = wa, va
         if t in logged:
             t_ev = time.perf_counter()
             tr, te = (
@@ -235,11 +239,11 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
                     "learning rate eta"
                 )
             step(t + 1, gW, gV)
-            batch_losses.append(loss)
+            batch_losses[t] = loss
             record(t + 1)
             bar.update()
     seconds = time.perf_counter() - t0
-    per_step = [torch.stack(x).T.tolist() for x in (ws, vs, batch_losses)]
+    per_step = [x.T.tolist() for x in (ws, vs, batch_losses)]
     for r, h in enumerate(hist):
         h.w, h.v, h.batch_loss = per_step[0][r], per_step[1][r], per_step[2][r]
         h.seconds, h.eval_seconds = seconds, evaluating[0]
