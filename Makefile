@@ -7,6 +7,9 @@ PKG    := $(VENV)/.lnpower
 JB     := $(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
 # no progress bars in the executed notebooks that the book renders and nbval compares
 export LNPOWER_PROGRESS := 0
+# the book's tooling (tools/lnbook: grading, editions, the build scripts), which
+# readers do not install
+export PYTHONPATH := $(CURDIR)/tools
 
 .PHONY: book test lint unit notebooks coursework browser chromium clean help fresh-venv
 
@@ -39,13 +42,13 @@ $(PKG): $(STAMP) pyproject.toml $(shell find lib/lnpower -name '*.py' -o -name '
 	@touch $(PKG)
 
 book: $(PKG)
-	$(BIN)/python tests/book_cache.py drop-stale
+	$(BIN)/python -m lnbook.book_cache drop-stale
 	$(JB)
-	$(BIN)/python tests/book_cache.py stamp-pages
+	$(BIN)/python -m lnbook.book_cache stamp-pages
 	@echo "Open: $(CURDIR)/_build/html/index.html"
 
 lint: $(PKG)
-	$(BIN)/ruff check lib tests book _ext
+	$(BIN)/ruff check lib tests tools book _ext
 
 # two workers, one thread each: the tests' tensors are small, and two threads per process
 # only wait on each other
@@ -53,16 +56,26 @@ unit: $(PKG)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
 
 notebooks: $(PKG)
-	$(BIN)/python tests/run_notebooks.py
+	$(BIN)/python -m lnbook.notebooks
 
-coursework: $(PKG)
-	$(BIN)/python tests/coursework_check.py --otter transformer --jobs 2
+# the problem sets graded in a kernel of a fresh environment that holds only what a
+# student's `pip install lnpower` brings (and ipykernel): _build/reader-venv
+READER := _build/reader-venv
+$(READER)/.installed: $(PKG)
+	rm -rf $(READER) && $(BIN)/uv venv -q --python $(BIN)/python $(READER)
+	$(if $(TORCH_WHEEL),$(BIN)/uv pip install -q --python $(READER)/bin/python --no-deps $(TORCH_WHEEL),\
+	    $(BIN)/uv pip install -q --python $(READER)/bin/python torch==2.13.0)
+	$(BIN)/uv pip install -q --compile-bytecode --python $(READER)/bin/python -c requirements.txt . ipykernel
+	@touch $@
+
+coursework: $(PKG) $(READER)/.installed
+	$(BIN)/python -m lnbook.coursework --otter transformer --jobs 2 --reader $(READER)
 
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 browser: $(PKG) chromium
-	$(BIN)/python tests/browser_check.py
+	$(BIN)/python -m lnbook.browser
 
 # notebooks before book: the build renders the outputs nbval recorded instead of re-executing
 test: lint unit notebooks coursework book browser

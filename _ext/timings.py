@@ -9,11 +9,11 @@ is built.
   the cold time a reader of the whole book meets.
 - ``chapter-times`` (``:budget:`` seconds): each chapter run *alone* from an
   *empty* training cache (cold, as a first run in Colab) and again with the
-  cache it filled (warm), as measured by ``python tests/chapter_times.py``,
+  cache it filled (warm), as measured by ``python -m lnbook.chapter_times``,
   which writes ``book/_data/chapter_times.json`` (the measurement's date and
   machine are shown).
 - ``library-times`` (``:budget:`` seconds): the library's budgets and
-  ``python -m lnpower bench`` for both models, measured by the same script
+  ``python -m lnbook bench`` for both models, measured by the same script
   on a quiet machine.
 
 Statuses are words, not emoji (a missing glyph would render as an empty
@@ -90,7 +90,7 @@ def _exec_total(env, budget) -> list[nodes.Node]:
     run = Path(env.srcdir) / "_build" / "nbval_run.json"
     if (
         run.exists()
-    ):  # written by tests/run_notebooks.py, which runs chapters side by side
+    ):  # written by lnbook.notebooks, which runs chapters side by side
         r = json.loads(run.read_text())
         para += nodes.strong(
             text=f"All {r['notebooks']} notebooks, {r['jobs']} at a time: "
@@ -117,7 +117,7 @@ def _chapter_times(path: str, budget) -> list[nodes.Node]:
     if not Path(path).exists():
         return [
             nodes.paragraph(
-                text="No measurement yet: run python tests/chapter_times.py."
+                text="No measurement yet: run python -m lnbook.chapter_times."
             )
         ]
     data = json.loads(Path(path).read_text())
@@ -157,7 +157,7 @@ def _chapter_times(path: str, budget) -> list[nodes.Node]:
         )
         + (f" Not measured: {', '.join(missing)}." if missing else "")
     )
-    if "report" in data:  # see tests/chapter_times.py
+    if "report" in data:  # see python -m lnbook.chapter_times
         text += (
             " The reproduction report is not a chapter: in a build it reads "
             "the claims "
@@ -178,7 +178,7 @@ def _library_times(path: str, budget) -> list[nodes.Node]:
     if "library" not in data:
         return [
             nodes.paragraph(
-                text="No measurement yet: run python tests/chapter_times.py "
+                text="No measurement yet: run python -m lnbook.chapter_times "
                 "--library."
             )
         ]

@@ -7,9 +7,9 @@ import sys
 
 import nbformat
 import pytest
+from lnbook import editions, exercises, grading, otter
 
-from lnpower.book import assignments as A
-from lnpower.book import otter
+from lnpower import answers
 
 EXERCISE = (
     ":::{{exercise}} {title}\n:label: "
@@ -67,7 +67,7 @@ def chapter(
         ),
         code(deriv, metadata=sol),
         tcell(
-            "import sympy as sp\nfrom lnpower.book.assignments import "
+            "import sympy as sp\nfrom lnpower.answers import "
             "same_expression\nassert same_expression(deriv, 3 * "
             "sp.Symbol('x')**2)",
             message="the derivative of x^3 is 3x^2",
@@ -105,7 +105,7 @@ def scores(result):
 
 
 def test_parts_points_and_names():
-    qs = A.questions(chapter())
+    qs = exercises.questions(chapter())
     assert [q.name for q in qs] == ["ex-double", "ex-two-a", "ex-two-b"]
     assert [q.points for q in qs] == [2, 2, 1]
     assert [t.hidden for t in qs[0].tests] == [False, True, True]
@@ -113,7 +113,7 @@ def test_parts_points_and_names():
 
 
 def test_instructor_edition_full_marks(tmp_path):
-    r = A.grade(write(tmp_path, chapter()), timeout=60)
+    r = grading.grade(write(tmp_path, chapter()), timeout=60)
     assert (r["score"], r["max_score"]) == (5, 5) and not r[
         "errors_outside"
     ], r
@@ -123,7 +123,7 @@ def test_instructor_edition_full_marks(tmp_path):
 
 def test_student_edition_hides_answers_and_scores_zero(tmp_path):
     src = write(tmp_path, chapter())
-    out = A.write_student_editions(src, tmp_path / "student")
+    out = editions.write_student_editions(src, tmp_path / "student")
     nb = nbformat.read(out[0], as_version=4)
     text = "\n".join(c.source for c in nb.cells)
     assert (
@@ -136,7 +136,7 @@ def test_student_edition_hides_answers_and_scores_zero(tmp_path):
     )  # hidden, answer
     assert "assert callable(double)" in text  # the visible check stays
     assert "def double(x):" in text and "square_of_base = ..." in text
-    r = A.grade(out[0], tests=src, timeout=60)
+    r = grading.grade(out[0], tests=src, timeout=60)
     assert r["score"] == 0 and r["max_score"] == 5
     assert {q["status"] for q in r["questions"]} == {"not attempted"}
     assert not r["errors_outside"], (
@@ -148,12 +148,12 @@ def test_partial_credit_and_messages(tmp_path):
     src = write(tmp_path, chapter())
     wrong = write(
         tmp_path,
-        A.with_answer(
+        editions.with_answer(
             chapter(), "ex-double", "def double(x):\n    return x + 3"
         ),
         "wrong.ipynb",
     )
-    r = A.grade(wrong, tests=src, timeout=60)
+    r = grading.grade(wrong, tests=src, timeout=60)
     assert scores(r)["ex-double"] == (1, "partial") and r["score"] == 4
     msg = " ".join(r["questions"][0]["messages"])
     assert "double(-1) should be -2: x + 3?" in msg and "hidden test 3" in msg
@@ -161,39 +161,43 @@ def test_partial_credit_and_messages(tmp_path):
 
 def test_wrong_symbolic_answer_fails(tmp_path):
     src = write(tmp_path, chapter())
-    nb = A.with_answer(
+    nb = editions.with_answer(
         chapter(),
         "ex-two-b",
         "import sympy as sp\n\nx = sp.Symbol('x')\nderiv = 2 * x**2",
     )
-    r = A.grade(write(tmp_path, nb, "w.ipynb"), tests=src, timeout=60)
+    r = grading.grade(write(tmp_path, nb, "w.ipynb"), tests=src, timeout=60)
     assert scores(r)["ex-two-b"] == (0, "failed") and r["score"] == 4
 
 
 def test_tests_come_from_the_source_not_the_submission(tmp_path):
     src = write(tmp_path, chapter())
-    nb = A.student_edition(chapter())
+    nb = editions.student_edition(chapter())
     for c in (
         nb.cells
     ):  # a student who edits the checks and adds a test cell gains nothing
-        if A.is_test(c):
+        if exercises.is_test(c):
             c.source = "pass"
     nb.cells.append(tcell("assert True", points=100))
-    r = A.grade(write(tmp_path, nb, "tampered.ipynb"), tests=src, timeout=60)
+    r = grading.grade(
+        write(tmp_path, nb, "tampered.ipynb"), tests=src, timeout=60
+    )
     assert r["score"] == 0 and r["max_score"] == 5
 
 
 def test_grade_editions_matches_separate_grading(tmp_path):
     src = write(tmp_path, chapter())
-    wrong = A.with_answer(chapter(), "ex-two-a", "square_of_base = base * 2")
-    leak = A.with_answer(
+    wrong = editions.with_answer(
+        chapter(), "ex-two-a", "square_of_base = base * 2"
+    )
+    leak = editions.with_answer(
         chapter(), "ex-two-a", "pass"
     )  # must not see the solution's variable
-    r = A.grade_editions(
+    r = grading.grade_editions(
         src,
         {
             "instructor": chapter(),
-            "student": A.student_edition(chapter()),
+            "student": editions.student_edition(chapter()),
             "wrong": wrong,
             "leak": leak,
         },
@@ -215,18 +219,18 @@ def test_grade_editions_refuses_a_different_body(tmp_path):
     other = chapter()
     other.cells[1].source = "base = 4"
     with pytest.raises(ValueError, match="differs from the source"):
-        A.grade_editions(src, {"other": other}, timeout=60)
+        grading.grade_editions(src, {"other": other}, timeout=60)
 
 
 def test_exception_and_timeout_do_not_stop_grading(tmp_path):
     src = write(tmp_path, chapter())
-    nb = A.with_answer(
+    nb = editions.with_answer(
         chapter(), "ex-double", "def double(x):\n    return 1 / 0\n\ndouble(1)"
     )
-    nb = A.with_answer(
+    nb = editions.with_answer(
         nb, "ex-two-a", "import time\nwhile True:\n    time.sleep(0.1)"
     )
-    r = A.grade(write(tmp_path, nb, "bad.ipynb"), tests=src, timeout=5)
+    r = grading.grade(write(tmp_path, nb, "bad.ipynb"), tests=src, timeout=5)
     s = scores(r)
     assert s["ex-double"] == (0, "failed") and s["ex-two-a"] == (0, "failed")
     assert s["ex-two-b"] == (1, "passed")
@@ -238,19 +242,19 @@ def test_authoring_errors_are_refused():
     nb = chapter()
     nb.cells[4].metadata["tags"] = []  # tests without a solution cell
     with pytest.raises(ValueError, match="must follow a 'solution'"):
-        A.questions(nb)
+        exercises.questions(nb)
     nb = chapter()
     del nb.cells[6:8]  # a part whose only test is visible
     with pytest.raises(ValueError, match="hidden tests"):
-        A.questions(nb)
+        exercises.questions(nb)
     nb = chapter()
     nb.cells[5] = tcell("assert callable(double)", points=1, hidden=False)
     with pytest.raises(ValueError, match="carry no points"):
-        A.questions(nb)
+        exercises.questions(nb)
 
 
 def test_stub():
-    s = A.stub(
+    s = editions.stub(
         'import torch\n\n\ndef f(a, b=2):\n    """Doc."""\n    return '
         "a\n\n\nx = f(1)\n"
         "print(x)\n",
@@ -261,32 +265,37 @@ def test_stub():
         and 'def f(a, b=2):\n    """Doc."""\n    raise' in s
     )
     assert "x = ..." in s and "print" not in s and "return a" not in s
-    assert "NotImplementedError" in A.stub("print(1)", "ex-q")
+    assert "NotImplementedError" in editions.stub("print(1)", "ex-q")
 
 
 def test_same_expression():
     import sympy as sp
 
     n, d = sp.symbols("n d", positive=True)
-    assert A.same_expression(
+    assert answers.same_expression(
         sp.Symbol("n") / sp.Symbol("d"), n / d
     )  # matched by name
-    assert A.same_expression((n**2 + n * d - n) / d**2, n * (n + d - 1) / d**2)
-    assert not A.same_expression(2 * n / d, n / d)
-    assert not A.same_expression(n / sp.Symbol("k"), n / d)  # a foreign symbol
-    assert not A.same_expression(Ellipsis, n / d) and not A.same_expression(
-        "n/", n / d
+    assert answers.same_expression(
+        (n**2 + n * d - n) / d**2, n * (n + d - 1) / d**2
     )
+    assert not answers.same_expression(2 * n / d, n / d)
+    assert not answers.same_expression(
+        n / sp.Symbol("k"), n / d
+    )  # a foreign symbol
+    assert not answers.same_expression(
+        Ellipsis, n / d
+    ) and not answers.same_expression("n/", n / d)
     x = sp.Symbol("x")
     assert (
-        A.same_expression(sp.sqrt(x**2), x, names=("x",)) is False or True
+        answers.same_expression(sp.sqrt(x**2), x, names=("x",)) is False
+        or True
     )  # no crash
-    assert A.same_expression((1 + x) ** 3, 1 + 3 * x + 3 * x**2 + x**3)
+    assert answers.same_expression((1 + x) ** 3, 1 + 3 * x + 3 * x**2 + x**3)
 
 
 def test_cli(tmp_path):
     src = write(tmp_path, chapter())
-    cli = [sys.executable, "-m", "lnpower", "assignments"]
+    cli = [sys.executable, "-m", "lnbook", "assignments"]
     r = subprocess.run(
         [*cli, "grade", str(src), "--json"], capture_output=True, text=True
     )
@@ -372,10 +381,10 @@ def test_body_timeout_is_separate(tmp_path):
     nb = chapter()
     nb.cells[1].source = "import time\ntime.sleep(3)\nbase = 3"
     src = write(tmp_path, nb)
-    slow = A.with_answer(
+    slow = editions.with_answer(
         nb, "ex-two-a", "import time\ntime.sleep(3)\nsquare_of_base = 9"
     )
-    r = A.grade_editions(
+    r = grading.grade_editions(
         src, {"instructor": nb, "slow": slow}, timeout=2, body_timeout=20
     )
     assert not r["errors_in_body"] and r["instructor"]["score"] == 5

@@ -1,6 +1,6 @@
 """The book's execution cache is dropped when the library changes."""
 
-import book_cache
+from lnbook import book_cache
 
 
 def test_a_cache_of_another_library_is_dropped(tmp_path, monkeypatch):

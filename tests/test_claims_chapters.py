@@ -1,8 +1,12 @@
-"""Each claim is expected in exactly one chapter, its own (``Claim.chapter``).
+"""The ledger and the chapters: each claim is expected in exactly one
+chapter, its own, and is measured by a function of that chapter's module;
+a claim's cache key covers that module and what it imports, so that editing
+one chapter's module measures only that chapter's claims again.
 
-A chapter asserts a claim's status with ``claims.expect({...})``; this test
-reads every notebook's code cells, without running them, and finds the ids
-each chapter expects. A claim expected in another chapter, or in none, fails.
+A chapter asserts its claims' statuses with ``claims.expect(module,
+{...})``; this test reads every notebook's code cells, without running
+them, and finds the ids each chapter expects. A claim expected in another
+chapter, or in none, fails.
 """
 
 from __future__ import annotations
@@ -14,14 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from lnpower.claims import REGISTRY
+from lnpower import cache, claims
+from lnpower.claims import report
 
 ROOT = Path(__file__).resolve().parents[1]
+LEDGER = claims.ledger()
 
 
 def expected_ids(notebook: Path) -> set[str]:
     """The claim ids that ``notebook``'s code cells pass to ``expect``.
-    ``ValueError`` for an ``expect`` whose ids are not a literal dict."""
+    ``ValueError`` for an ``expect`` whose ids are not a literal dict or
+    whose module is not the chapter's own."""
     ids = set()
     for cell in json.loads(notebook.read_text())["cells"]:
         if cell["cell_type"] != "code":
@@ -33,16 +40,21 @@ def expected_ids(notebook: Path) -> set[str]:
             name = getattr(func, "attr", getattr(func, "id", None))
             if not (isinstance(node, ast.Call) and name == "expect"):
                 continue
-            if not (node.args and isinstance(node.args[0], ast.Dict)):
+            if len(node.args) != 2 or not isinstance(node.args[1], ast.Dict):
                 raise ValueError(
-                    f"{notebook.name}: expect() needs a literal "
-                    f"dict of ids: {ast.unparse(node)[:60]}"
+                    f"{notebook.name}: expect() needs the chapter's module "
+                    f"and a literal dict of ids: {ast.unparse(node)[:60]}"
                 )
-            ids |= {ast.literal_eval(k) for k in node.args[0].keys}
+            if ast.unparse(node.args[0]) != notebook.stem:
+                raise ValueError(
+                    f"{notebook.name}: expect() with the module "
+                    f"{ast.unparse(node.args[0])}, not {notebook.stem}"
+                )
+            ids |= {ast.literal_eval(k) for k in node.args[1].keys}
     return ids
 
 
-def mismatches(registry, notebooks) -> list[str]:
+def mismatches(ledger, notebooks) -> list[str]:
     """One line per claim expected outside its chapter, in none, or unknown."""
     where: dict[str, set[str]] = {}
     for nb in notebooks:
@@ -51,9 +63,9 @@ def mismatches(registry, notebooks) -> list[str]:
     lines = [
         f"{i}: expected in {sorted(ch)}, but no such claim"
         for i, ch in where.items()
-        if i not in registry
+        if i not in ledger
     ]
-    for i, c in registry.items():
+    for i, c in ledger.items():
         found = where.get(i, set())
         if found != {c.chapter}:
             lines.append(
@@ -67,13 +79,13 @@ NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
 
 
 def test_every_claim_is_expected_in_its_own_chapter_only():
-    assert mismatches(REGISTRY, NOTEBOOKS) == []
+    assert mismatches(LEDGER, NOTEBOOKS) == []
 
 
 def test_a_claim_expected_elsewhere_fails(tmp_path):
     """A seeded mismatch: a copy of a chapter that expects a claim of
     another chapter, and a claim moved to a chapter that never expects it."""
-    claim = next(iter(REGISTRY.values()))
+    claim = next(iter(LEDGER.values()))
     other = next(nb for nb in NOTEBOOKS if f"book/{nb.stem}" != claim.chapter)
     copy = tmp_path / other.name
     nb = json.loads(other.read_text())
@@ -83,16 +95,16 @@ def test_a_claim_expected_elsewhere_fails(tmp_path):
             "metadata": {},
             "outputs": [],
             "execution_count": None,
-            "source": f"claims.expect({{{claim.id!r}: 'x'}})",
+            "source": f"claims.expect({other.stem}, {{{claim.id!r}: 'x'}})",
         }
     )
     copy.write_text(json.dumps(nb))
     nbs = [copy if p == other else p for p in NOTEBOOKS]
-    lines = mismatches(REGISTRY, nbs)
+    lines = mismatches(LEDGER, nbs)
     assert any(line.startswith(f"{claim.id}: its chapter") for line in lines)
     assert len(lines) == 1
 
-    moved = dict(REGISTRY)
+    moved = dict(LEDGER)
     moved[claim.id] = dataclasses.replace(claim, chapter=f"book/{other.stem}")
     lines = mismatches(moved, NOTEBOOKS)
     assert lines == [
@@ -101,14 +113,21 @@ def test_a_claim_expected_elsewhere_fails(tmp_path):
     ]
 
 
-def test_expect_with_computed_ids_is_refused(tmp_path):
+@pytest.mark.parametrize(
+    "source, error",
+    [
+        ("claims.expect(ids)", "literal dict"),
+        ("claims.expect(with_ln, ids)", "literal dict"),
+        ("claims.expect(with_ln, {'a': 'b'})", "module with_ln, not x"),
+    ],
+)
+def test_expect_with_computed_ids_or_another_module_is_refused(
+    tmp_path, source, error
+):
     nb = tmp_path / "x.ipynb"
-    nb.write_text(
-        json.dumps(
-            {"cells": [{"cell_type": "code", "source": "claims.expect(ids)"}]}
-        )
-    )
-    with pytest.raises(ValueError, match="literal dict"):
+    cell = {"cell_type": "code", "source": source}
+    nb.write_text(json.dumps({"cells": [cell]}))
+    with pytest.raises(ValueError, match=error):
         expected_ids(nb)
 
 
@@ -121,7 +140,7 @@ ENTRY = {
     "tolerance": "t",
     "chapter": "book/x",
     "source": "paper",
-    "check": "part1:_kappa",
+    "check": "without_ln.kappa_closed_forms",
 }
 
 
@@ -131,65 +150,78 @@ ENTRY = {
         ({}, None),
         ({"ref": "thm-9-9"}, "unknown statement 'thm-9-9'"),
         ({"source": "blog"}, "source 'blog' is not one of"),
-        ({"check": "part1:nothing"}, "check 'part1:nothing' is not a"),
+        ({"check": "part1:_kappa"}, "check 'part1:_kappa' is not 'module"),
         ({"chapter": None}, r"missing \['chapter'\], unknown \[\]"),
         ({"colour": "red"}, r"missing \[\], unknown \['colour'\]"),
     ],
 )
 def test_the_ledger_is_read_with_named_fields(tmp_path, change, error):
     """The ledger's loader: every field named, known statements and
-    sources, a check that exists; one line naming the claim otherwise."""
-    from lnpower.claims import part1
-    from lnpower.claims.core import load
-
+    sources, a check named as module.function; one line naming the claim
+    otherwise."""
     entry = {k: v for k, v in {**ENTRY, **change}.items() if v is not None}
     lines = [f"{k} = {json.dumps(v)}" for k, v in entry.items()]
     path = tmp_path / "ledger.toml"
     path.write_text("[[claim]]\n" + "\n".join(lines) + "\n")
     if error is None:
-        assert load(path)["x"].check is part1._kappa
+        assert claims.load(path)["x"].module == "without_ln"
         path.write_text(path.read_text() * 2)
         error = "declared twice"
     with pytest.raises(ValueError, match=f"ledger.toml, claim 'x': {error}"):
-        load(path)
+        claims.load(path)
 
 
-def test_the_ledger_is_the_registry():
-    """Every check of the ledger is its own function, and every field of the
-    registry came from the ledger file."""
-    from lnpower.claims.core import LEDGER, load
+def test_every_check_is_a_function_of_its_chapters_module():
+    """The ledger names each claim's function directly: a function of the
+    module named like the claim's chapter, one function per claim; and the
+    report imports every chapter module that checks a claim."""
+    seen = set()
+    for c in LEDGER.values():
+        module = report.CHAPTERS[c.module]
+        assert f"book/{c.module}" == c.chapter, c.id
+        function = getattr(module, c.check.partition(".")[2])
+        assert callable(function) and function not in seen, c.id
+        seen.add(function)
+    assert set(report.CHAPTERS) == {c.module for c in LEDGER.values()}
 
-    assert list(load(LEDGER)) == list(REGISTRY)
-    checks = [c.check for c in REGISTRY.values()]
-    assert len(set(checks)) == len(checks)
+
+def test_measuring_a_claim_with_another_module_is_refused():
+    from lnpower.experiments import with_ln
+
+    with pytest.raises(ValueError, match="is checked by lnpower.experiments"):
+        claims.measure("kappa-closed-forms", with_ln)
 
 
-def test_a_claims_cache_key_covers_its_imports_and_not_the_tooling():
-    """A claim is keyed by the code of its module and of what that imports
-    (directly, through other modules, or by computed name), so editing the
-    book's tooling (``lnpower.book``) or the plots measures nothing again."""
-    from lnpower import cache
-    from lnpower.claims.core import _module
-
-    modules = {_module(c.check) for c in REGISTRY.values()}
-    assert modules == {f"claims/part{i}" for i in range(1, 7)} | {
-        "claims/part1_transformer",
-        "claims/part4_depth",
-        "claims/part4_losses",
-        "claims/part2_ln",
-        "claims/part2_no_ln",
-        "claims/part5_saddle",
-        "claims/part5_training",
+def claim_keys() -> dict[str, str]:
+    """Every claim's cache key, as :func:`lnpower.claims.measure` builds
+    it."""
+    return {
+        c.id: cache.code_key(report.CHAPTERS[c.module].__name__, claim=c.id)
+        for c in LEDGER.values()
     }
-    for m in modules:
-        used = cache.closure(m)
-        assert {m, "claims/core", "cache"} <= set(used)
-        assert not [
-            u
-            for u in used
-            if u.startswith("book/")
-            or u.startswith("plots")
-            or u in ("cli", "__main__")
-        ], used
-    assert {"train", "engine", "tasks"} <= set(cache.closure("runs"))
-    assert "symbolic/appendix_c/growth" in cache.closure("claims/part1")
+
+
+def test_editing_one_chapters_module_measures_only_its_claims_again(
+    monkeypatch,
+):
+    """A claim's key covers the code of its chapter's module and of what
+    that imports: edit (the normalised code of) one chapter's module, and
+    exactly that chapter's claims get new keys; the tooling and the plots
+    enter no key."""
+    before = claim_keys()
+    real = cache._code
+    for name in report.CHAPTERS:
+        edited = f"experiments/{name}"
+        monkeypatch.setattr(
+            cache,
+            "_code",
+            lambda m, e=edited: real(m) + (b"# edited" if m == e else b""),
+        )
+        after = claim_keys()
+        changed = {i for i in before if after[i] != before[i]}
+        assert changed == {
+            c.id for c in LEDGER.values() if c.module == name
+        }, name
+    for c in LEDGER.values():
+        used = cache.closure(f"experiments/{c.module}")
+        assert not [u for u in used if u.startswith(("plots", "cli"))], used

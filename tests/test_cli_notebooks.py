@@ -112,8 +112,7 @@ def test_colab_cells_install_from_the_configured_repository(tmp_path):
     import shutil
 
     import nbformat
-
-    from lnpower.book import colab
+    from lnbook import colab
 
     url, branch = colab.repository(ROOT / "_config.yml")
     for p in sorted((ROOT / "book").glob("*.ipynb")):

@@ -3,9 +3,9 @@
 
 import pytest
 import torch
+from lnbook import bench
 
 from lnpower import engine, norms
-from lnpower.book import bench
 from lnpower.tasks import Task, embed, generator, targets
 
 

@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from lnpower import cache, seeding, stored, tasks
-from lnpower.claims import Result, Spread, ordering, over_seeds, summary
+from lnpower import cache, seeding, tasks, train
+from lnpower.claims import Result, summary
+from lnpower.claims.status import Spread, ordering, over_seeds
 from lnpower.config import TrainConfig, paper_config
+from lnpower.experiments import epoch_runs
+from lnpower.optimisers import epochs
 from lnpower.train import fit
-from lnpower.updates import epochs
 
 SMALL = dict(
     d=6, n=12, batch=16, steps=30, train_size=200, test_size=100, log_points=5
@@ -33,9 +35,10 @@ def test_seed_shift(monkeypatch):
     monkeypatch.setenv(seeding.ENV, "1")
     one = draw()
     assert not torch.equal(one, base) and torch.equal(one, draw())
-    k1 = cache.key([1], ("seeding",))
+    k1 = cache.code_key("lnpower.seeding", x=1)
     monkeypatch.setenv(seeding.ENV, "2")
-    assert not torch.equal(draw(), one) and cache.key([1], ("seeding",)) != k1
+    k2 = cache.code_key("lnpower.seeding", x=1)
+    assert not torch.equal(draw(), one) and k2 != k1 and "shift=2" in k2
     monkeypatch.setenv(seeding.ENV, "-1")
     with pytest.raises(ValueError, match="LNPOWER_SEED"):
         draw()
@@ -159,38 +162,77 @@ def test_busy_entry_is_skipped_then_waited_for(tmp_path):
     def load(folder):
         return json.loads((folder / "x.json").read_text())
 
-    entry = tmp_path / f"t-{cache.key([1], ())}"
+    entry = tmp_path / "t" / "k"
     with open(cache._lock_file(entry), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process is computing it
         with pytest.raises(cache.Busy):
-            cache.cached(
-                "t", [1], (), compute, save, load, tmp_path, wait=False
-            )
+            cache.cached("t", "k", compute, save, load, tmp_path, wait=False)
     assert cache.cached(
-        "t", [1], (), compute, save, load, tmp_path, wait=False
+        "t", "k", compute, save, load, tmp_path, wait=False
     ) == [1.0]
-    assert cache.cached("t", [1], (), compute, save, load, tmp_path) == [1.0]
-    assert calls == [1]
+    assert cache.cached("t", "k", compute, save, load, tmp_path) == [1.0]
+    assert calls == [1] and (entry / "done").exists()
+
+
+# stored sets still being trained (their claims are "not measured")
+PENDING = {"looped"}
 
 
 def test_stored_runs_match_the_code():
-    """Every stored run has the configuration and the code fingerprint asked
-    for now (else: `python -m lnpower stored-runs`)."""
-    for name in stored.NAMES:
-        stored.check(name)
-        rec = stored.record(name)
+    """Every stored run has the key the code asks for now: the numbers
+    version of the training code and the configuration (else: `python -m
+    lnpower stored-runs`)."""
+    for name in epoch_runs.NAMES:
+        if name in PENDING and not epoch_runs.exists(name):
+            continue
+        epoch_runs.check(name)
+        rec = epoch_runs.record(name)
         assert rec["wall_seconds"] > 0 and rec["machine"] and rec["torch"]
+        assert rec["key"].startswith(f"numbers={train.NUMBERS},shift=0,")
 
 
-def test_stored_check_refuses_other_config(monkeypatch):
-    real = stored.configs
+def test_stored_check_refuses_another_key(monkeypatch):
+    real = epoch_runs.configs
 
     def other(name, seed=0):
         return [dataclasses.replace(c, lr=0.2) for c in real(name, seed)]
 
-    monkeypatch.setattr(stored, "configs", other)
-    with pytest.raises(ValueError, match="configuration"):
-        stored.check("layer")
+    monkeypatch.setattr(epoch_runs, "configs", other)
+    with pytest.raises(ValueError, match="has the key .* the code asks for"):
+        epoch_runs.check("layer")
+    monkeypatch.undo()
+    monkeypatch.setattr(train, "NUMBERS", train.NUMBERS + 1)
+    with pytest.raises(ValueError, match="stored-runs --name layer"):
+        epoch_runs.check("layer")
+
+
+def test_a_new_config_field_with_a_default_invalidates_no_stored_run(
+    monkeypatch,
+):
+    """Add a field to TrainConfig whose default keeps the old numbers: no
+    run key changes, so every stored run (and cached run) is still read."""
+    from lnpower import config
+
+    wider = dataclasses.make_dataclass(
+        "TrainConfig",
+        [("label_smoothing", float, 0.0)],
+        bases=(config.TrainConfig,),
+    )
+    before = {
+        n: [train.run_key(c) for c in epoch_runs.configs(n)]
+        for n in epoch_runs.NAMES
+    }
+    monkeypatch.setattr(config, "TrainConfig", wider)
+    monkeypatch.setattr(train, "TrainConfig", wider)
+    for name in epoch_runs.NAMES:
+        now = epoch_runs.configs(name)
+        assert all(isinstance(c, wider) for c in now)
+        assert [train.run_key(c) for c in now] == before[name]
+        if name not in PENDING or epoch_runs.exists(name):
+            epoch_runs.check(name)
+    # a value other than the default is a different run
+    c = wider(label_smoothing=0.1)
+    assert "label_smoothing=0.1" in train.run_key(c)
 
 
 def test_stored_run_retrains_within_the_ensemble(monkeypatch):
@@ -201,9 +243,12 @@ def test_stored_run_retrains_within_the_ensemble(monkeypatch):
     monkeypatch.delenv(
         seeding.ENV, raising=False
     )  # the stored runs are unshifted
-    h = stored.load("layer")["sphere"][0]
+    h = epoch_runs.load("layer")["sphere"][0]
     cfg = dataclasses.replace(
-        stored.configs("layer")[0], steps=2000, snapshot_steps=(), log_points=5
+        epoch_runs.configs("layer")[0],
+        steps=2000,
+        snapshot_steps=(),
+        log_points=5,
     )
     again = fit(cfg).product[-1]
     ens = [

@@ -6,7 +6,7 @@ import pytest
 import torch
 from helpers import TINY_RUN
 
-from lnpower import cache, model, norms, train
+from lnpower import model, norms, train
 from lnpower.config import TrainConfig
 from lnpower.tasks import generator
 
@@ -63,9 +63,10 @@ def test_unknown_norm_is_refused_by_name():
 
 def test_a_registered_function_trains_and_keys_its_own_code():
     """A normalisation registered from outside the library trains through
-    fit (engine gradients by autograd) and enters the cache key by its
-    source; the library's own runs keep their keys."""
-    before = train.norm_fingerprint("layernorm")
+    fit (engine gradients by autograd) and enters the run's key by a hash of
+    its source; the library's own runs keep their keys."""
+    base = TrainConfig(**{**TINY_RUN, "steps": 5})
+    before = train.run_key(base)
     norms.register(
         "halved", lambda Z, dim: 0.5 * norms.get("layernorm")(Z, dim)
     )
@@ -75,17 +76,8 @@ def test_a_registered_function_trains_and_keys_its_own_code():
         assert len(h.test_loss) > 1 and all(
             map(torch.isfinite, torch.tensor(h.test_loss))
         )
-        assert len(train.norm_fingerprint("halved")) == 20
-        assert train.norm_fingerprint("layernorm") == before
+        assert ",norm=halved," in train.run_key(c)
+        assert ",norm_code=" in train.run_key(c)
+        assert train.run_key(base) == before
     finally:
         norms.NORMS.pop("halved")
-
-
-def test_norm_keys_cover_imported_norm_modules():
-    """rmsnorm is built on layernorm: its key covers both modules, and no
-    other norm's."""
-    assert "norms/layernorm" in cache.imports("norms/rmsnorm")
-    assert train.norm_fingerprint("rmsnorm") == cache.code_fingerprint(
-        ("norms/layernorm", "norms/rmsnorm")
-    )
-    assert train.norm_fingerprint("none") is None

@@ -51,7 +51,7 @@ def test_test_extra_has_what_make_test_runs():
 
 def test_every_line_fits_the_rendered_column():
     """79 columns for the library, the tests and the notebooks' code, so that
-    ``lnpower.book.display.source`` can show any function under the sentence
+    ``lnpower.display.source`` can show any function under the sentence
     it implements (ruff's E501 checks the same, but exempts some lines)."""
     import json
 
@@ -59,6 +59,7 @@ def test_every_line_fits_the_rendered_column():
     files = [
         *(ROOT / "lib").rglob("*.py"),
         *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "tools").rglob("*.py"),
         *(ROOT / "_ext").rglob("*.py"),
     ]
     for f in files:
@@ -78,43 +79,121 @@ def test_every_line_fits_the_rendered_column():
     assert wide == []
 
 
-def test_source_can_show_every_library_module():
-    import importlib
+def library_modules() -> list[str]:
+    """Every module of the reader's package but ``lnpower.__main__`` (which
+    runs the command line when imported)."""
     import pkgutil
 
-    from lnpower.book.display import source
-
-    names = [
-        m.name for m in pkgutil.walk_packages(lnpower.__path__, "lnpower.")
+    return [
+        m.name
+        for m in pkgutil.walk_packages(lnpower.__path__, "lnpower.")
+        if m.name != "lnpower.__main__"
     ]
+
+
+def test_source_can_show_every_library_module():
+    import importlib
+
+    from lnpower.display import source
+
+    names = library_modules()
     assert len(names) > 40
     for name in names:
         source(importlib.import_module(name))
 
 
-# modules the training code imports that do not change its numbers
-BOOKKEEPING = {
-    "cache",
-    "codegraph",
-    "history",
-    "progress",
-    "machine",
-    "assumptions",
-}
+def _parsed():
+    """(path, AST) of every module of the reader's package."""
+    import ast
+
+    lib = Path(lnpower.__file__).parent
+    return [(p.relative_to(lib), ast.parse(p.read_text())) for p in
+            sorted(lib.rglob("*.py"))]  # fmt: skip
 
 
-def test_training_modules_are_what_training_imports():
-    """``train.TRAINING_MODULES`` (the training cache's key and the stored
-    runs' fingerprint) is written by hand: it must hold every module that
-    training imports, except the bookkeeping ones above and the norm
-    modules (each run's key covers its own, ``train.norm_fingerprint``).
-    A new import fails here until it is put on one side or the other."""
-    from lnpower import cache, train
+TOOLING = {
+    "nbformat", "nbclient", "otter", "playwright", "sphinx", "nbval",
+    "jupyter_cache", "pytest", "lnbook",
+}  # fmt: skip
 
-    imported = {
-        m for m in cache.closure("train") if not m.startswith("norms/")
+
+def test_the_readers_package_imports_no_tooling():
+    """What ``pip install lnpower`` installs imports none of the book's
+    tooling (grading, Otter, kernels, the build)."""
+    import ast
+
+    found = []
+    for path, tree in _parsed():
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            found += [
+                f"{path}: {n}" for n in names if n.split(".")[0] in TOOLING
+            ]
+    assert found == []
+
+
+def test_no_assert_no_reexport_no_constant_twice_no_cycle():
+    """Library checks raise (``python -O`` removes ``assert``); no module
+    only re-exports another's names; an upper-case constant has one home;
+    the import graph has no cycle."""
+    import ast
+
+    from lnpower import cache
+
+    asserts, reexports, homes = [], [], {}
+    for path, tree in _parsed():
+        asserts += [
+            f"{path}:{n.lineno}"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assert)
+        ]
+        body = [
+            n
+            for n in tree.body
+            if not (
+                isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+            )
+        ]
+        if body and all(
+            isinstance(n, (ast.Import, ast.ImportFrom)) for n in body
+        ):
+            reexports.append(str(path))
+        for n in tree.body:
+            targets = (
+                n.targets
+                if isinstance(n, ast.Assign)
+                else ([n.target] if isinstance(n, ast.AnnAssign) else [])
+            )
+            for t in targets:
+                for x in ast.walk(t):
+                    if (
+                        isinstance(x, ast.Name)
+                        and x.id.isupper()
+                        and len(x.id) > 1
+                    ):
+                        homes.setdefault(x.id, []).append(str(path))
+    assert asserts == [] and reexports == []
+    assert {k: v for k, v in homes.items() if len(v) > 1} == {}
+    graph = {
+        m: cache.imports(m) - {m}
+        for m in (cache._name(p) for p in cache.HERE.rglob("*.py"))
     }
-    listed = set(train.TRAINING_MODULES)
-    assert listed & BOOKKEEPING == set()
-    assert imported - BOOKKEEPING == listed - {"norms/__init__"}
-    assert "norms/__init__" in listed
+    state, cycles = {}, []
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in graph[m]:
+            if state.get(n) == "open":
+                cycles.append([*path[path.index(n) :], n])
+            elif n not in state:
+                visit(n, [*path, n])
+        state[m] = "done"
+
+    for m in graph:
+        if m not in state:
+            visit(m, [m])
+    assert cycles == []

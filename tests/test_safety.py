@@ -10,8 +10,8 @@ import torch
 from helpers import cli
 
 import lnpower.train
-from lnpower import cache, codegraph
-from lnpower.__main__ import main
+from lnpower import cache, claims
+from lnpower.cli import main
 from lnpower.config import PAPER, TrainConfig
 from lnpower.history import History
 from lnpower.train import fit
@@ -82,15 +82,10 @@ def test_interrupted_computation_leaves_no_cache_entry(tmp_path):
     save = lambda x, folder: (folder / "x").write_text(str(x))  # noqa: E731
     load = lambda folder: int((folder / "x").read_text())  # noqa: E731
     with pytest.raises(KeyboardInterrupt):
-        cache.cached("t", [1], ("model",), boom, save, load, tmp_path)
-    assert list(tmp_path.iterdir()) == []
-    assert (
-        cache.cached("t", [1], ("model",), lambda: 7, save, load, tmp_path)
-        == 7
-    )
-    assert (
-        cache.cached("t", [1], ("model",), boom, save, load, tmp_path) == 7
-    )  # stored
+        cache.cached("t", "k", boom, save, load, tmp_path)
+    assert [p.name for p in tmp_path.rglob("*")] == ["t"]  # the kind only
+    assert cache.cached("t", "k", lambda: 7, save, load, tmp_path) == 7
+    assert cache.cached("t", "k", boom, save, load, tmp_path) == 7  # stored
 
 
 def test_a_stored_entry_is_never_replaced(tmp_path):
@@ -101,32 +96,24 @@ def test_a_stored_entry_is_never_replaced(tmp_path):
     load = lambda folder: int((folder / "x").read_text())  # noqa: E731
 
     def slower():  # the other process stores its result while this computes
-        assert (
-            cache.cached("t", [2], ("model",), lambda: 5, save, load, tmp_path)
-            == 5
-        )
+        assert cache.cached("t", "k2", lambda: 5, save, load, tmp_path) == 5
         return 6
 
-    assert (
-        cache.cached("t", [2], ("model",), slower, save, load, tmp_path) == 6
-    )
-    (entry,) = tmp_path.iterdir()
+    assert cache.cached("t", "k2", slower, save, load, tmp_path) == 6
+    (entry,) = (tmp_path / "t").iterdir()
     assert load(entry) == 5 and (entry / "done").exists()
-    assert (
-        cache.cached("t", [2], ("model",), lambda: 9, save, load, tmp_path)
-        == 5
-    )
+    assert cache.cached("t", "k2", lambda: 9, save, load, tmp_path) == 5
 
 
 def test_theory_memory_refused_up_front(capsys):
     """A Monte Carlo request far too large fails in one line, before work."""
-    from lnpower import montecarlo
+    from lnpower import theory
     from lnpower.tasks import Task
 
     task = Task("sphere", 16, 32)
-    assert montecarlo.memory_bytes(task, 200_000) < 2 * 2**30  # the book's
+    assert theory.memory_bytes(task, 200_000) < 2 * 2**30  # the book's
     with pytest.raises(MemoryError, match=r"need about [\d.]+ GiB"):
-        montecarlo.draw(task, 10**12, cache=None)
+        theory.draw(task, 10**12, cache=None)
     assert main(["theory", "--samples", str(10**12)]) == 2
     err = capsys.readouterr().err
     assert "GiB" in err and "fewer samples" in err and err.count("\n") == 1
@@ -193,21 +180,21 @@ def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
     (tmp_path / "m.py").write_text(
         '"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n'
     )
-    monkeypatch.setattr(codegraph, "HERE", tmp_path)
-    k = cache.key([1], ("m",))
+    monkeypatch.setattr(cache, "HERE", tmp_path)
+    k = cache.code_fingerprint(("m",))
     (tmp_path / "m.py").write_text(
         '"""Other doc."""\n\n\ndef f(x):  # a comment\n'
         '    """Longer\n    doc."""\n    return (x + 1)\n'
     )
-    assert cache.key([1], ("m",)) == k
+    assert cache.code_fingerprint(("m",)) == k
     (tmp_path / "m.py").write_text("def f(x):\n    return x + 2\n")
-    assert cache.key([1], ("m",)) != k
+    assert cache.code_fingerprint(("m",)) != k
 
 
 def test_claim_measured_once_per_code(tmp_path, monkeypatch):
-    """A claim checked by a chapter and by the report is measured once (same
+    """A claim measured by a chapter and by the report is measured once (same
     code)."""
-    from lnpower.claims import core
+    from lnpower.experiments import with_ln
 
     calls = []
 
@@ -215,23 +202,20 @@ def test_claim_measured_once_per_code(tmp_path, monkeypatch):
         calls.append(1)
         return 0.5, "reproduced", "a detail"
 
-    monkeypatch.setitem(
-        core.REGISTRY,
-        "t-claim",
-        core.Claim(
-            "t-claim",
-            "Theorem 4.1",
-            "s",
-            "p",
-            "tol",
-            "book/x",
-            measure,
-            "book",
-            "thm-4-1",
-        ),
+    monkeypatch.setattr(with_ln, "t_claim", measure, raising=False)
+    fields = dict(zip(claims.FIELDS, ["t-claim", "thm-4-1", *"wsptb"]))
+    claim = claims.Claim(
+        **{**fields, "source": "book", "check": "with_ln.t_claim"}
     )
-    first = core.check("t-claim", cache=tmp_path)
-    second = core.check("t-claim", cache=tmp_path)
+    monkeypatch.setitem(claims.ledger(), "t-claim", claim)
+    first = claims.measure("t-claim", with_ln, cache=tmp_path)
+    second = claims.measure("t-claim", with_ln, cache=tmp_path)
     assert len(calls) == 1 and first == second and second.measured == 0.5
-    core.check("t-claim", cache=None)
+    assert (
+        (tmp_path / "claim")
+        .iterdir()
+        .__next__()
+        .name.startswith("claim=t-claim,shift=")
+    )
+    claims.measure("t-claim", with_ln, cache=None)
     assert len(calls) == 2

@@ -1,18 +1,112 @@
 """The SymPy derivations of Appendices A, D, E and F
 (lnpower.symbolic.appendix_a/_d): each test checks what a derivation returns
-against an independent computation, and that a wrong variant is rejected."""
+against an independent computation, and that a wrong variant is rejected.
+Also ``check`` (it raises ``DerivationFailed``, also under ``python -O``)
+and the counts of ``verify_all``."""
 
 import math
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 import sympy as sp
 import torch
 
-from lnpower import inference, model, tasks, theory
+import lnpower
+from lnpower import inference, model, symbolic, tasks, theory
 from lnpower.symbolic import appendix_a, appendix_d
-from lnpower.symbolic.common import d, eta, is_zero
+from lnpower.symbolic.common import DerivationFailed, check, d, eta, is_zero
 from lnpower.tasks import Task, generator
+
+
+def test_check_raises_derivation_failed():
+    assert check(True, "a step that holds") is None
+    with pytest.raises(DerivationFailed, match="Appendix B.2: gamma1"):
+        check(False, "Appendix B.2: gamma1* = (kappa3 - kappa1)/kappa2")
+    assert issubclass(DerivationFailed, ArithmeticError)
+    assert not issubclass(DerivationFailed, AssertionError)
+
+
+def test_python_O_keeps_the_checks():
+    """``python -O`` removes assert statements but not ``check``: a false
+    check raises, and so does a derivation whose step is made to fail."""
+    snippet = textwrap.dedent(
+        """
+        import sys
+        from lnpower.symbolic import appendix_b
+        from lnpower.symbolic.common import DerivationFailed, check
+        assert False  # removed under -O
+        appendix_b.q_increment()  # every step holds
+        try:
+            check(False, "x")
+        except DerivationFailed as e:
+            print("raised:", e)
+        appendix_b.is_zero = lambda expr: False  # a broken step
+        try:
+            appendix_b.q_increment()
+        except DerivationFailed as e:
+            print("raised:", e)
+        print("optimize", sys.flags.optimize)
+        """
+    )
+    lib = str(pathlib.Path(lnpower.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": lib, "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run(
+        [sys.executable, "-O", "-c", snippet],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    ).stdout.splitlines()
+    assert out == [
+        "raised: x",
+        # q_increment's first step: scalar_recursions' gamma recursion
+        "raised: Appendix B.2.3: gamma' = gamma - eta Q F + eta^2 gamma F^2",
+        "optimize 1",
+    ]
+
+
+def test_verify_all_counts_the_checks_of_each_derivation():
+    counts = symbolic.verify_all()
+    assert list(counts) == list(symbolic.derivations())
+    assert {name.split(".")[0] for name in counts} == set(symbolic.APPENDICES)
+    # helpers that build an expression and check nothing: run, counted 0
+    assert {name for name, k in counts.items() if k == 0} == {
+        "appendix_b.layer",
+        "appendix_b.structured_point",
+        "appendix_b.paper_gradient_formulas",
+        "appendix_b.quadratic_F",
+    }
+    assert (len(counts), sum(counts.values())) == (56, 315)
+    assert counts["section3.collapse"] == 1
+    # cached derivations (functools.cache) are run too, from cold caches:
+    # symmetric_recursion's four steps and the eight of the cached
+    # structured_gradients, which it calls
+    assert counts["appendix_c.structured_gradients"] == 8
+    assert counts["appendix_c.symmetric_recursion"] == 4 + 8
+    # and every derivation counts the checks of the cached helpers it calls:
+    # the two of block_layer, the eleven of the eigenbasis frame
+    assert counts["appendix_c.induction"] == 6 + 2
+    assert counts["appendix_d.power_expansion"] == 10 + 11
+    # its own four steps and the three of scalar_recursions, which it calls
+    assert counts["appendix_b.descent_lemma"] == 7
+    assert counts["appendix_b.landscape(normalized)"] == 3
+    assert counts["appendix_d.bound_certificates"] == 2  # upper and lower
+    # counting lives in a context variable, set only inside verify_all
+    from lnpower.symbolic.common import _CHECKS
+
+    assert _CHECKS.get() is None
+    # the counts do not depend on what ran before (warm caches)
+    from lnpower.symbolic import appendix_c
+
+    appendix_c.symmetric_recursion()
+    appendix_d.power_expansion()
+    assert symbolic.verify_all() == counts
 
 
 @pytest.mark.parametrize("dim", [2, 3, 4])

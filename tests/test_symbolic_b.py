@@ -1,5 +1,6 @@
 """The derivations of Appendix B (Theorem 4.2), lnpower.symbolic.appendix_b:
-each test checks a derived result and that a wrong variant is rejected."""
+each test checks a derived result and that a wrong variant is rejected, and
+that a step that does not hold raises ``DerivationFailed``."""
 
 import math
 
@@ -9,6 +10,7 @@ import sympy as sp
 
 from lnpower.symbolic import appendix_b as B
 from lnpower.symbolic.common import (
+    DerivationFailed,
     F,
     alpha,
     beta,
@@ -20,7 +22,7 @@ from lnpower.symbolic.common import (
     k3,
     n,
 )
-from lnpower.tasks import Task, generator
+from lnpower.tasks import POWER_STEP_TARGETS, Task, generator
 
 
 def test_identify_recovers_coefficients_and_rejects_the_rest():
@@ -127,7 +129,7 @@ def test_landscapes_and_the_basis_they_need():
         B.landscape("subspace")
 
 
-@pytest.mark.parametrize("target", B.TARGETS)
+@pytest.mark.parametrize("target", POWER_STEP_TARGETS)
 def test_landscape_is_the_monte_carlo_loss(target):
     X, a = Task("sphere", 6, 9).sample(3000, generator(1))
     Sa = (X @ (X.mT @ a[..., None]))[..., 0]
@@ -270,3 +272,11 @@ def test_legacy_api():
     land = B.no_ln_landscape("normalized")
     assert set(land) == {"L", "gamma_star", "L_star", "F"}
     assert isinstance(B.first_iteration(), sp.Expr)
+
+
+def test_a_failing_step_raises_derivation_failed(monkeypatch):
+    monkeypatch.setattr(B, "is_zero", lambda expr: False)
+    with pytest.raises(DerivationFailed, match=r"Appendix B\.2\.3, Part 3"):
+        B.contraction()
+    with pytest.raises(DerivationFailed, match=r"gamma' = gamma - eta Q F"):
+        B.scalar_recursions()

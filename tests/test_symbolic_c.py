@@ -12,7 +12,14 @@ import torch
 
 from lnpower import model
 from lnpower.symbolic import appendix_c as AC
-from lnpower.symbolic.common import F, alpha, beta, eta, gamma
+from lnpower.symbolic.common import (
+    DerivationFailed,
+    F,
+    alpha,
+    beta,
+    eta,
+    gamma,
+)
 
 
 def _rng(seed):
@@ -251,3 +258,16 @@ def test_unit_distance_and_iterations():
     assert math.isclose(
         2 * 0.06 / (C2 * T ** (1 / 3)) ** 2, 1e-3, rel_tol=1e-12
     )
+
+
+def test_a_failing_step_raises_derivation_failed(monkeypatch):
+    monkeypatch.setattr(AC, "is_zero", lambda expr: False)
+    with pytest.raises(DerivationFailed, match="Appendix C.3: "):
+        AC.unit_distance()
+    # a step of a cached derivation (run past its cache) that fails; the
+    # gradients it reads are computed first (cached), so that only its own
+    # steps see the broken helper
+    AC.structured_gradients()
+    monkeypatch.setattr(AC, "equal_given_norm", lambda lhs, rhs, H: False)
+    with pytest.raises(DerivationFailed, match=r"tr\(dL/dW12\)"):
+        AC.symmetric_recursion.__wrapped__()

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from lnpower import inference, model, shifts, tasks
+from lnpower import inference, model, tasks
 from lnpower.tasks import Task, generator
 
 
@@ -53,7 +53,7 @@ def test_rotation_invariance_test_can_tell():
         return (a.unsqueeze(-2) @ M @ M.mT @ a.unsqueeze(-1)).flatten()
 
     assert z(q(X), q(Q @ X)) < 4
-    Y = shifts.anisotropic(20000, 8, 16, g)
+    Y = tasks.anisotropic(20000, 8, 16, g)
     first_row = lambda M: (M[:, 0] ** 2).mean(-1)  # noqa: E731
     assert z(first_row(Y), first_row(Q @ Y)) > 10
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lnpower import dynamics, inference, landscape, symbolic, theory
+from lnpower import dynamics, inference, symbolic, theory
 from lnpower.symbolic import appendix_b, common
 from lnpower.tasks import Task
 
@@ -120,7 +120,7 @@ def test_diverging_dynamics_name_the_step():
 def test_integer_power_matches_numpy():
     x = np.random.default_rng(0).uniform(0.1, 1.5, (7, 5))
     for k in (1, 2, 3, 20, 33):
-        np.testing.assert_allclose(landscape._ipow(x, k), x**k, rtol=1e-13)
+        np.testing.assert_allclose(theory._ipow(x, k), x**k, rtol=1e-13)
 
 
 def test_descent_lemma_is_the_exact_loss_change():
@@ -188,23 +188,25 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     """A Task 1 draw, a table of F and a run on it are computed once and
     then read from the disk cache (another process sees the same numbers);
     ``cache=False`` stores nothing, and another seed is another entry."""
-    from lnpower import cache, montecarlo
+    from lnpower import cache
 
     task = Task("sphere", 4, 8)
     first = theory.draw(task, 500, 21, cache=tmp_path)
     tab = dynamics.ln_layer_table(first, points=200, cache=tmp_path)
     run = dynamics.run(tab, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
-    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == [
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
         "draw",
         "run",
         "table",
     ]
+    (entry,) = (tmp_path / "draw").iterdir()  # a key a reader can follow
+    assert entry.name.startswith("task=sphere,d=4,n=8,samples=500,seed=21,")
     theory.draw.cache_clear()  # as in a fresh process
 
     def fail(*args):
         raise AssertionError("recomputed instead of read from the cache")
 
-    monkeypatch.setattr(montecarlo, "_spectra", fail)
+    monkeypatch.setattr(theory, "_spectra", fail)
     again = theory.draw(task, 500, 21, cache=tmp_path)
     assert again is not first and np.array_equal(again.lam, first.lam)
     assert again.fingerprint == first.fingerprint
@@ -212,7 +214,13 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
         fail,
         points=200,
         cache=tmp_path,
-        key=["ln_layer", repr(task), again.fingerprint],
+        key=dict(
+            model="ln_layer",
+            task="sphere",
+            d=4,
+            n=8,
+            sample=again.fingerprint,
+        ),
     )
     assert tab2.logF == tab.logF and tab2.slope == tab.slope
     run2 = dynamics.run(tab2, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
@@ -220,10 +228,10 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match="recomputed"):
         theory.draw(task, 500, 22, cache=tmp_path)
     monkeypatch.undo()
-    before = len(list(tmp_path.iterdir()))
+    before = len(list(tmp_path.rglob("*")))
     other = theory.draw(task, 500, 22, cache=False)
     assert (
-        len(list(tmp_path.iterdir())) == before
+        len(list(tmp_path.rglob("*"))) == before
         and other.fingerprint != first.fingerprint
     )
     assert cache.fingerprint(first.lam) != cache.fingerprint(first.lam.T)
@@ -232,12 +240,12 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
 def test_divergence_threshold_separates_convergence_from_divergence():
     """eta_div of the no-LN recursion (d = 8, exact moments): the
     recursion reaches gamma* just below it and not just above."""
-    from lnpower import stability
+    from lnpower import saddle
     from lnpower.tasks import Task
 
     k = theory.kappas_exact(Task("sphere", 8, 16))
     g = 1 - k["kappa1"] / k["kappa2"]
-    eta = stability.divergence_threshold(k["kappa2"], g, 8)
+    eta = saddle.divergence_threshold(k["kappa2"], g, 8)
     assert abs(eta - 1.06) < 0.02
     F = dynamics.no_ln_F(k["kappa2"], g, 8)
     _, w, v = dynamics.run(F, 0.0, 1.0, 0.99 * eta, 500)

@@ -13,8 +13,11 @@ import timings  # noqa: E402
 def _text(tmp_path, chapters, notebooks):
     data = tmp_path / "book" / "_data" / "chapter_times.json"
     data.parent.mkdir(parents=True)
-    data.write_text(json.dumps(
-        {"date": "2026-12-02", "machine": "test", "chapters": chapters}))
+    data.write_text(
+        json.dumps(
+            {"date": "2026-12-02", "machine": "test", "chapters": chapters}
+        )
+    )
     for name in notebooks:
         (tmp_path / "book" / f"{name}.ipynb").write_text("{}")
     table, para = timings._chapter_times(str(data), 90)
@@ -22,8 +25,11 @@ def _text(tmp_path, chapters, notebooks):
 
 
 def test_unmeasured_chapters_are_named(tmp_path):
-    text = _text(tmp_path, {"a": {"cold": 10.0, "warm": 1.0}},
-                 ["a", "b", "reproduction"])
+    text = _text(
+        tmp_path,
+        {"a": {"cold": 10.0, "warm": 1.0}},
+        ["a", "b", "reproduction"],
+    )
     assert "every chapter measured is within it" in text
     assert text.endswith("Not measured: b.")
 

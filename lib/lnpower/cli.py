@@ -1,6 +1,7 @@
-"""The command line's parser: ``python -m lnpower
-{theory,train,sweep,bench,claims,assignments,sync-colab} ... [--json]``.
-Options of ``train`` left unset take the paper's settings for the model
+"""The command line: ``python -m lnpower
+{theory,train,claims,sweep,stored-runs} ... [--json]`` (or ``lnpower ...``
+once installed): its options, its commands and how they print. Options of
+``train`` left unset take the paper's settings for the model
 (:mod:`lnpower.config`); ``--help`` shows them.
 
 User errors print one line and exit with status 2; divergence exits with
@@ -10,8 +11,25 @@ status 3.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import time
+from pathlib import Path
 
-from .book import commands as book_commands
+EXIT_USAGE, EXIT_DIVERGED = 2, 3
+
+
+def _where(full: bool):
+    def configs():
+        from .experiments import where
+
+        return where.configs(full=full)
+
+    return configs
+
+
+# the sweeps the command line knows by name: the chapter where's grid
+NAMED_SWEEPS = {"where": _where(True), "where-subset": _where(False)}
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -178,7 +196,6 @@ def parser() -> argparse.ArgumentParser:
     )
     _task_args(r, paper_defaults=True)
     _train_args(r)
-    book_commands.add_parsers(sub)
     w = sub.add_parser(
         "sweep",
         help="a grid of runs on dask.distributed (a local cluster, or "
@@ -243,8 +260,192 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         help="one stored set (repeatable; default all: layer, "
-        "no-ln-normalized, no-ln-unnormalized, Fig. 3's fig3-dD-nN and "
-        "where, the full grid of the chapter where, about 7 min)",
+        "no-ln-normalized, no-ln-unnormalized, looped, Fig. 3's fig3-dD-nN "
+        "and where, the full grid of the chapter where, about 7 min)",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     return p
+
+
+def _value(x):
+    return float(x.value) if hasattr(x, "value") else float(x)
+
+
+def cmd_theory(args) -> dict:
+    from . import theory
+    from .tasks import Task
+
+    if args.samples < 2:
+        raise ValueError(f"--samples must be >= 2, got {args.samples}")
+    if args.loops is not None and args.loops < 1:
+        raise ValueError(
+            f"--loops must be a positive integer, got {args.loops}"
+        )
+    task = Task(args.task, args.d, args.n, args.m)
+    c = theory.constants(task, args.samples, args.seed, args.loops)
+    out = {k: _value(v) for k, v in c.items()}
+    out.update(
+        {f"{k}_stderr": v.stderr for k, v in c.items() if hasattr(v, "stderr")}
+    )
+    out.update(
+        {"d": task.d, "n": task.n, "samples": args.samples, "seed": args.seed}
+    )
+    if task.m is not None:
+        out["m"] = list(task.m)
+    return out
+
+
+def _train_options() -> tuple[str, ...]:
+    """The fields of ``TrainConfig`` that ``train`` has an option for."""
+    from dataclasses import fields
+
+    from .config import TrainConfig
+
+    hidden = ("init_scale", "log_points", "snapshot_steps")
+    return tuple(f.name for f in fields(TrainConfig) if f.name not in hidden)
+
+
+def cmd_train(args) -> dict:
+    from .cache import check_writable
+    from .config import TrainConfig
+    from .train import fit
+
+    given = {
+        k: getattr(args, k)
+        for k in _train_options()
+        if getattr(args, k) is not None
+    }
+    if args.epochs is not None:
+        if args.epochs <= 0 or "steps" in given:
+            raise ValueError(
+                "--epochs must be a positive integer and excludes --steps"
+            )
+        given["sampling"] = "epochs"
+        given["steps"] = TrainConfig(**given).epoch_steps(args.epochs)
+    cfg = TrainConfig(
+        **given
+    )  # what is not given takes the paper's setting for the model
+    if (
+        args.save
+    ):  # before any work: a run must not be lost to an unwritable path
+        check_writable(args.save)
+    departures = cfg.departures()
+    for line in departures:
+        print(f"warning: these settings break {line}", file=sys.stderr)
+    h = fit(cfg)
+    out = {**h.summary(), "departures_from_the_paper": departures}
+    if args.save:
+        out["saved"] = str(h.save(args.save))
+    return out
+
+
+def cmd_claims(args) -> dict:
+    from . import claims
+    from .claims import report
+
+    results = report.check_all()
+    return {
+        "summary": claims.summary(results),
+        "claims": [r.as_dict() for r in results],
+    }
+
+
+def cmd_sweep(args) -> dict:
+    from . import sweep
+    from .cache import check_writable
+
+    if args.name is not None:
+        if args.name not in NAMED_SWEEPS:
+            raise ValueError(
+                f"unknown sweep {args.name!r}: name one of "
+                f"{tuple(NAMED_SWEEPS)}, or give --grid without a name"
+            )
+        if args.grid or args.set:
+            raise ValueError("a named sweep takes no --grid or --set")
+        configs = NAMED_SWEEPS[args.name]()
+    else:
+        configs = sweep.from_options(
+            args.grid, args.set, args.seeds, args.device
+        )
+    if args.group <= 0 or (args.workers is not None and args.workers <= 0):
+        raise ValueError("--group and --workers must be positive integers")
+    check_writable(Path(args.out).resolve().parent)
+    t0 = time.perf_counter()
+    results = sweep.run(configs, args.scheduler, args.workers, args.group)
+    rows = [sweep.row(c, h) for c, h in zip(configs, results)]
+    failed = [r for r in rows if r["status"] != "ok"]
+    return {
+        "runs": len(rows),
+        "failed": len(failed),
+        "seconds": time.perf_counter() - t0,
+        "table": str(sweep.write_table(rows, args.out)),
+        "failures": [
+            f"{r['error']} ({ {k: r[k] for k in sweep.COLUMNS} })"
+            for r in failed
+        ],
+    }
+
+
+def cmd_stored_runs(args) -> dict:
+    from .experiments import epoch_runs
+
+    names = args.name or [*epoch_runs.NAMES, "where"]
+    for n in names:
+        if n != "where":
+            epoch_runs.configs(n)  # an unknown name fails here, first
+    written = epoch_runs.regenerate([n for n in names if n != "where"])
+    if "where" in names:
+        from .experiments import where
+
+        written.append(where.store())
+    return {"written": [str(p) for p in written]}
+
+
+def _print_human(name: str, out: dict) -> None:
+    if name == "claims":
+        for c in out["claims"]:
+            print(
+                f"[{c['status']:>14}] {c['id']}: measured {c['measured']} "
+                f"(paper: {c['paper']}; {c['tolerance']}) - {c['detail']}"
+            )
+        print(out["summary"])
+        return
+    if name == "sweep":
+        print(
+            f"{out['runs']} runs, {out['failed']} failed, "
+            f"{out['seconds']:.0f} s; table: {out['table']}"
+        )
+        for line in out["failures"]:
+            print(f"failed: {line}")
+        return
+    for k, v in out.items():
+        print(f"{k:>32}: {v:.6g}" if isinstance(v, float) else f"{k:>32}: {v}")
+
+
+def main(argv=None) -> int:
+    from .train import TrainingDiverged
+
+    args = parser().parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        commands = {
+            "theory": cmd_theory,
+            "train": cmd_train,
+            "claims": cmd_claims,
+            "stored-runs": cmd_stored_runs,
+            "sweep": cmd_sweep,
+        }
+        out = commands[args.command](args)
+    except TrainingDiverged as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_DIVERGED
+    except (ValueError, MemoryError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command == "theory":
+        out["seconds"] = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        _print_human(args.command, out)
+    return 0

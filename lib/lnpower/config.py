@@ -1,6 +1,8 @@
 """What a training run needs, with the paper's settings (§5) as defaults:
-``TrainConfig`` and ``paper_config``. The one place the paper's experimental
-settings are written down."""
+``TrainConfig`` and ``paper_config``; the one place the paper's experimental
+settings are written down (``PAPER``, the two readings of its T, Fig. 3's
+grid). Also which of the theorems' assumptions a configuration breaks
+(:func:`departures`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import numpy as np
 import torch
 
 from . import norms
-from .machine import available_memory, resolve_device  # noqa: F401
+from .devices import resolve_device
 from .tasks import TARGETS, Task
 
 MODELS = ("layer", "looped")
@@ -21,7 +23,6 @@ OPTIMIZERS = ("sgd", "adam")
 # permutation of the training set (the last train_size % batch samples of each
 # pass are dropped)
 SAMPLINGS = ("replacement", "epochs")
-ADAM = (0.9, 0.999, 1e-8)  # beta1, beta2, epsilon: torch.optim.Adam's defaults
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Per model, what §5 trains: the looped model (3.1) with L = 10 on the distance
 # to the principal subspace (Theorem 4.1); the single layer on the normalised
@@ -196,9 +197,7 @@ class TrainConfig:
 
     def departures(self) -> list[str]:
         """The assumptions of the paper's theorems that these settings
-        break, one line each (``lnpower.assumptions``)."""
-        from .assumptions import departures
-
+        break, one line each (``lnpower.config``)."""
         return departures(self)
 
     def memory_bytes(self, runs: int = 1) -> int:
@@ -229,6 +228,67 @@ def paper_config(**overrides) -> TrainConfig:
     return TrainConfig(**{"snapshot_steps": FIG5_SNAPSHOTS, **overrides})
 
 
-PAPER = (
-    paper_config()
-)  # read the paper's settings from here (PAPER.lr, PAPER.d, ...)
+# read the paper's settings from here (PAPER.lr, PAPER.d, ...)
+PAPER = paper_config()
+# The two readings of the paper's "an epoch number of 2000": T = 2000 SGD
+# iterations (the book's default), or 2000 passes without replacement over the
+# 10 000 training samples (156 000 iterations)
+T_READINGS = {
+    "iterations": PAPER.steps,
+    "epochs": PAPER.epoch_steps(PAPER.steps),
+}
+# Fig. 3's grid of (d, n) (Appendix G.1); Task 2 exists only where n > d
+FIG3_GRID = tuple((d, n) for d in (8, 16) for n in (16, 32, 64))
+
+
+def paper_task(name: str = "sphere") -> Task:
+    """Task 1 (``"sphere"``) or Task 2 (``"rotated"``) at the paper's d and
+    n."""
+    return Task(name, PAPER.d, PAPER.n)
+
+
+def departures(c) -> list[str]:
+    """The assumptions of the paper's theorems that these settings
+    break, one line each (the run is still valid; the theorems just do
+    not describe it)."""
+    out = []
+    if c.task == "sphere" and c.n <= c.d + 1:
+        out.append(
+            f"Assumption 3.2 (A3): with n = {c.n} <= d + 1 = "
+            f"{c.d + 1}, "
+            "E[1/lambda_d(X)] is infinite for Task 1"
+        )
+    if c.batch > c.train_size:
+        out.append(
+            f"a minibatch of {c.batch} from a training set of "
+            f"{c.train_size}: every step sees samples more than once"
+        )
+    if c.init_scale > 0 or c.v0 <= 0:
+        out.append(
+            "the initialisation of Theorems 4.1-4.3 (W = 0, V21 = v0 I "
+            "with v0 > 0)"
+        )
+    if c.optimizer != "sgd":
+        out.append(
+            "gradient descent (§4): the theorems describe (S)GD, not "
+            f"{c.optimizer}"
+        )
+    if c.model == "looped" and c.target != "subspace":
+        out.append(
+            "Theorem 4.1 trains the looped model on Dist^2 to V(X) "
+            "(target "
+            f"'subspace'), not {c.target!r}"
+        )
+    if c.model == "layer" and c.target == "subspace":
+        out.append(
+            "Theorems 4.2 and 4.3 train the layer on a power-step target (4.4)"
+        )
+    if c.norm not in ("layernorm", "none"):
+        out.append(
+            f"the paper's LN (§3.2): norm {c.norm!r} is another normalisation"
+        )
+    if c.model == "looped" and c.norm != "layernorm":
+        out.append("Theorem 4.1 is about the looped model with LN")
+    if c.target == "unnormalized" and c.norm != "none":
+        out.append("Theorem 4.3 trains the LN layer on the normalised target")
+    return out

@@ -4,18 +4,19 @@ Under the structure (4.2) matrix gradient descent on (W, V) is exactly ``w' = w
 - eta v F(w v)``, ``v' = v - eta w F(w v)`` with ``F = L'/d``: the gradient
 with respect to W12 = w I is ``(L'(wv)/d) v I`` (Appendices A, B.1 and C.2.1,
 step 1). For the LN layer and the looped model F is tabulated once
-(:mod:`lnpower.tables`), so that 10^6 steps take seconds."""
+(:class:`Table`), so that 10^6 steps take seconds."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
 from . import cache as _cache
-from .config import ADAM
-from .tables import Table, ln_layer_table, looped_table  # noqa: F401
+from . import theory
+from .optimisers import ADAM
 
 
 def _advance(F, w: float, v: float, eta: float, m: int, t0: int = 0):
@@ -38,7 +39,7 @@ def run(
 
     ``record``: step numbers at which to store (t, w, v) (those outside
     0..steps are ignored); default every step. Returns numpy arrays ``(t,
-    w, v)``. A run on a :class:`~lnpower.tables.Table` with a ``record``
+    w, v)``. A run on a :class:`Table` with a ``record``
     goes to the disk cache (``cache``, see :func:`lnpower.cache.directory`):
     10^7 steps take seconds."""
     if eta <= 0 or steps < 0:
@@ -62,14 +63,16 @@ def run(
         return {"t": np.array(ts), "w": np.array(ws), "v": np.array(vs)}
 
     if isinstance(F, Table) and record is not None:
-        table = [_cache.fingerprint(F.logF), F.h, F.scale, F.slope]
-        out = _cache.arrays(
-            "run",
-            [table, float(w0), float(v0), eta, steps, rec],
-            ("dynamics", "tables"),
-            compute,
-            cache,
+        key = _cache.code_key(
+            __name__,
+            table=_cache.fingerprint(F.logF, [F.h, F.scale, F.slope]),
+            w0=float(w0),
+            v0=float(v0),
+            eta=eta,
+            steps=steps,
+            record=_cache.fingerprint(rec),
         )
+        out = _cache.arrays("run", key, compute, cache)
     else:
         out = compute()
     return out["t"], out["w"], out["v"]
@@ -140,3 +143,177 @@ def power_increment(F, w: float, v: float, eta: float, k: int) -> float:
     p, f = w * v, F(w * v)
     delta = -eta * (w * w + v * v) * f + eta * eta * p * f * f
     return delta * sum((p + delta) ** j * p ** (k - 1 - j) for j in range(k))
+
+
+# --- F = L'/d of the LN layer and of the looped model, tabulated once on a
+# grid uniform in u = log(1 + rho) (log(-F) interpolated linearly, so power
+# laws are followed exactly in the tail); Table.max_rel_error bounds the
+# interpolation error against direct evaluation
+
+
+@dataclass
+class Table:
+    """F(rho) = L'(rho)/d on the grid ``u_k = k h``, ``rho = scale (exp(u)
+    - 1)``, stored as log(-F). ``exact`` evaluates F directly (vectorised
+    over rho)."""
+
+    h: float
+    scale: float
+    logF: list[float]
+    # d log(-F) / d log(rho) beyond the grid (power-law extrapolation)
+    slope: float
+    exact: object
+
+    @classmethod
+    def build(
+        cls,
+        F_exact,
+        rho_max: float = 1e7,
+        points: int = 3000,
+        scale: float = 1e-2,
+        chunk: int = 4,
+        key=None,
+        cache=True,
+    ) -> Table:
+        """Tabulate ``F_exact``. With a ``key`` naming F (a dict of its
+        inputs), the grid goes to the disk cache (``cache``, see
+        :func:`lnpower.cache.directory`)."""
+
+        def compute():
+            u = np.linspace(0.0, math.log1p(rho_max / scale), points)
+            rho = scale * np.expm1(u)
+            F = np.concatenate(
+                [F_exact(rho[i : i + chunk]) for i in range(0, points, chunk)]
+            )
+            if not (F < 0).all():
+                raise ValueError(
+                    "F must be negative on the grid (the loss decreases in "
+                    "rho)"
+                )
+            return {"u": u, "logF": np.log(-F)}
+
+        if key is None:
+            grid = compute()
+        else:
+            grid = _cache.arrays(
+                "table",
+                _cache.code_key(
+                    __name__,
+                    **key,
+                    rho_max=rho_max,
+                    points=points,
+                    scale=scale,
+                    chunk=chunk,
+                ),
+                compute,
+                cache,
+            )
+        u, logF = grid["u"], grid["logF"]
+        rho = scale * np.expm1(u[-2:])
+        slope = (logF[-1] - logF[-2]) / math.log(rho[-1] / rho[-2])
+        return cls(
+            float(u[1] - u[0]), scale, logF.tolist(), float(slope), F_exact
+        )
+
+    def __post_init__(self):
+        self._last = len(self.logF) - 1
+        self._dlog = [b - a for a, b in zip(self.logF, self.logF[1:])]
+        self._inv_h, self._inv_scale = 1 / self.h, 1 / self.scale
+        self._log_rho_end = math.log(
+            self.scale * math.expm1(self._last * self.h)
+        )
+
+    def __call__(self, rho: float) -> float:
+        """F(rho): log(-F) interpolated linearly in u, a power law
+        beyond the grid (the same lookup :meth:`advance` inlines)."""
+        u = math.log1p(rho * self._inv_scale) * self._inv_h
+        if u < self._last:
+            k = int(u)
+            return -math.exp(self.logF[k] + self._dlog[k] * (u - k))
+        return -math.exp(
+            self.logF[-1] + self.slope * (math.log(rho) - self._log_rho_end)
+        )
+
+    def advance(self, w: float, v: float, eta: float, m: int, t0: int = 0):
+        """``m`` steps of the recursion (see :func:`run`)
+        with F looked up inline, about twice as fast as calling the table
+        at every step."""
+        logF, dlog, last, slope = self.logF, self._dlog, self._last, self.slope
+        inv_s, inv_h, log_end, top = (
+            self._inv_scale,
+            self._inv_h,
+            self._log_rho_end,
+            logF[-1],
+        )
+        log1p, exp, log, isfinite = (
+            math.log1p,
+            math.exp,
+            math.log,
+            math.isfinite,
+        )
+        for i in range(m):
+            rho = w * v
+            u = log1p(rho * inv_s) * inv_h
+            if u < last:
+                k = int(u)
+                f = -eta * exp(logF[k] + dlog[k] * (u - k))
+            else:
+                f = -eta * exp(top + slope * (log(rho) - log_end))
+            if not isfinite(f):
+                raise FloatingPointError(
+                    f"reduced dynamics diverged at step {t0 + i}"
+                )
+            w, v = w - v * f, v - w * f
+        return w, v
+
+    def max_rel_error(self, probes: int = 60) -> float:
+        """Largest relative error of the interpolant at grid midpoints
+        (a sample of them)."""
+        ks = np.unique(np.linspace(0, len(self.logF) - 2, probes).astype(int))
+        rhos = self.scale * np.expm1((ks + 0.5) * self.h)
+        approx = np.array([self(r) for r in rhos])
+        return float(np.abs(approx / self.exact(rhos) - 1).max())
+
+
+def ln_layer_table(sample: theory.Sample, **kw) -> Table:
+    """F(gamma) = L'(gamma)/d for the LN layer (Theorem 4.3, F_t of
+    Appendix C); cached on disk under the sample's fingerprint."""
+    d = sample.task.d
+    return Table.build(
+        lambda g: theory.ln_layer_dloss(sample, g) / d,
+        key=dict(
+            model="ln_layer",
+            task=sample.task.name,
+            d=d,
+            n=sample.task.n,
+            sample=sample.fingerprint,
+        ),
+        **kw,
+    )
+
+
+def looped_table(
+    sample: theory.Sample,
+    L: int,
+    rho_max: float = 1e4,
+    points: int = 1200,
+    **kw,
+) -> Table:
+    """F(rho) = L_L'(rho)/d for the looped model (Theorem 4.1); beyond
+    ``rho_max`` the tail follows the power law F ~ -c_L/(d rho^2) fitted at
+    the grid's end."""
+    d = sample.task.d
+    return Table.build(
+        lambda r: theory.looped_dloss(sample, r, L) / d,
+        rho_max=rho_max,
+        points=points,
+        key=dict(
+            model="looped",
+            L=L,
+            task=sample.task.name,
+            d=d,
+            n=sample.task.n,
+            sample=sample.fingerprint,
+        ),
+        **kw,
+    )

@@ -10,13 +10,14 @@ which is all ``y_L`` reads (O(d n) instead of O(d^2 n)); and the backward
 pass is written out, so products shared with the forward are computed once.
 The normalisation is a forward and backward pair from ``lnpower.norms``.
 
-Why not autograd: the rule (``lnpower.book.bench.select``, in ``bench``)
-keeps an autograd engine only at 85 % of this engine's steps/s on both
-models over a paper-length run, compilation included. Measured 2026-12-02
-(2 cores, 4 runs): ``torch.func`` 0.33-0.37; ``torch.compile`` 0.83-0.87
-per step once compiled, but it compiles for 19 s (looped) and 2.4-3.1 s
-(layer) with an empty compiler cache (as in Colab), 3.1-3.6 s warm, at
-every new shape: 0.24-0.29 over a paper-length run (0.75-0.77 warm).
+Why not autograd: the rule (``lnbook.bench.select``, in ``python -m lnbook
+bench``) keeps an autograd engine only at 85 % of this engine's steps/s on
+both models over a paper-length run, compilation included. Measured
+2026-12-02 (2 cores, 4 runs): ``torch.func`` 0.33-0.37; ``torch.compile``
+0.83-0.87 per step once compiled, but it compiles for 19 s (looped) and
+2.4-3.1 s (layer) with an empty compiler cache (as in Colab), 3.1-3.6 s
+warm, at every new shape: 0.24-0.29 over a paper-length run (0.75-0.77
+warm).
 """
 
 from __future__ import annotations

@@ -105,16 +105,21 @@ def structured(d: int, w: float = 0.0, v: float = 1.0, dtype=torch.float64):
     return W, V
 
 
+BLOCKS = ("11", "12", "21", "22")  # the four d x d blocks of W and V
+
+
 def blocks(M: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The four d x d blocks ``{"11", "12", "21", "22"}`` of a ``(..., 2d,
-    2d)`` matrix."""
+    """The four d x d blocks ``{"11", "12", "21", "22"}`` (:data:`BLOCKS`)
+    of a ``(..., 2d, 2d)`` matrix."""
     d = M.shape[-1] // 2
-    return {
-        "11": M[..., :d, :d],
-        "12": M[..., :d, d:],
-        "21": M[..., d:, :d],
-        "22": M[..., d:, d:],
-    }
+    top, bottom = slice(None, d), slice(d, None)
+    quarters = (
+        M[..., top, top],
+        M[..., top, bottom],
+        M[..., bottom, top],
+        M[..., bottom, bottom],
+    )
+    return dict(zip(BLOCKS, quarters))
 
 
 def active_weights(W: torch.Tensor, V: torch.Tensor):

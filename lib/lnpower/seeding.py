@@ -2,11 +2,14 @@
 
 Every random number of the library is drawn from a ``torch.Generator`` made
 by :func:`lnpower.tasks.generator` (training data, minibatches, initial
-weights, test points, Monte Carlo samples). With ``LNPOWER_SEED`` unset or
-``0`` a seed ``s`` is used as it is; with ``LNPOWER_SEED=k`` it becomes an
-independent seed mixed from ``(s, k)``, so that every draw of the book is
-replaced by another, and a verdict that holds only for the default seeds
-shows itself. The disk cache keys include the shift.
+weights, test points, Monte Carlo samples), which reads the shift here or
+is given it (training passes it down explicitly, so a sweep's workers use
+the client's shift without changing their environment). With
+``LNPOWER_SEED`` unset or ``0`` a seed ``s`` is used as it is; with
+``LNPOWER_SEED=k`` it becomes an independent seed mixed from ``(s, k)``, so
+that every draw of the book is replaced by another, and a verdict that
+holds only for the default seeds shows itself. The cache's keys and memos
+include the shift (``lnpower.cache``).
 """
 
 from __future__ import annotations
@@ -33,11 +36,11 @@ def shift() -> int:
     return k
 
 
-def mix(seed: int) -> int:
-    """The seed actually used for ``seed``: itself without a shift, else a
-    64-bit seed drawn by ``numpy.random.SeedSequence`` from ``(seed,
-    shift)``."""
-    k = shift()
+def mix(seed: int, k: int | None = None) -> int:
+    """The seed actually used for ``seed`` under the shift ``k`` (default
+    :func:`shift`): itself without a shift, else a 64-bit seed drawn by
+    ``numpy.random.SeedSequence`` from ``(seed, k)``."""
+    k = shift() if k is None else k
     if k == 0:
         return int(seed)
     state = np.random.SeedSequence([int(seed), k]).generate_state(2, np.uint32)

@@ -1,11 +1,14 @@
-"""Principal component prediction (§3.1 of the paper): Tasks 1 and 2 and the
-other samplers, the embedding E, and the checks of Assumption 3.2. The
-principal subspace, the targets (4.4) and the losses (``lnpower.subspace``)
-are re-exported here.
+"""Principal component prediction (§3.1 of the paper): the data.
 
-Every sampler draws from an explicit ``torch.Generator``; shapes are
-batch-first: ``X`` is ``(K, d, n)``, ``a`` is ``(K, d)``, the embedding
-``E`` is ``(K, 2d, n + 1)``."""
+Tasks 1 and 2 (``Task``) and the other samplers (Example 3.3's rotated
+matrices, the out-of-distribution test matrices of Assumption 4.4), the
+embedding E (§3.2), the checks of Assumption 3.2, the principal subspace
+(Definition 3.1), the targets (4.4) and the per-sample losses the three
+models are trained on.
+
+Every sampler draws from an explicit ``torch.Generator`` (:func:`generator`,
+shifted by ``LNPOWER_SEED``); shapes are batch-first: ``X`` is ``(K, d,
+n)``, ``a`` is ``(K, d)``, the embedding ``E`` is ``(K, 2d, n + 1)``."""
 
 from __future__ import annotations
 
@@ -14,37 +17,14 @@ from dataclasses import dataclass
 import torch
 
 from .seeding import mix
-from .subspace import (
-    TARGETS,
-    per_sample_loss,
-    principal_projector,
-    spectrum,
-    targets,
-    top_mask,
-)
 
-__all__ = [
-    "TARGETS",
-    "TASKS",
-    "Task",
-    "check_multiplicities",
-    "check_unit_columns",
-    "default_multiplicities",
-    "embed",
-    "generator",
-    "haar",
-    "multiplicity_matrix",
-    "per_sample_loss",
-    "principal_projector",
-    "query",
-    "rotated",
-    "spectrum",
-    "targets",
-    "top_mask",
-    "unit_sphere",
-]
-
-TASKS = ("sphere", "rotated")
+# the paper's names of the two training tasks (§5)
+TASK_NAMES = {"sphere": "Task 1", "rotated": "Task 2"}
+TASKS = tuple(TASK_NAMES)
+# what a model is trained to predict: the principal subspace (the looped
+# model, Theorem 4.1) or a power step, normalised or not (4.4)
+TARGETS = ("subspace", "normalized", "unnormalized")
+POWER_STEP_TARGETS = TARGETS[1:]  # the single layer's (Theorems 4.2, 4.3)
 
 
 def _positive_int(name: str, value: int) -> int:
@@ -54,13 +34,22 @@ def _positive_int(name: str, value: int) -> int:
 
 
 def generator(
-    seed: int, device: str | torch.device = "cpu"
+    seed: int,
+    device: str | torch.device = "cpu",
+    shift: int | None = None,
 ) -> torch.Generator:
     """A fresh ``torch.Generator`` seeded with ``seed`` (no global state is
-    touched), shifted by ``LNPOWER_SEED`` (``lnpower.seeding``)."""
+    touched), shifted by ``shift`` or, by default, ``LNPOWER_SEED``
+    (``lnpower.seeding``)."""
     g = torch.Generator(device=device)
-    g.manual_seed(mix(seed))
+    g.manual_seed(mix(seed, shift))
     return g
+
+
+def tasks_at(d: int, n: int) -> tuple[str, ...]:
+    """The tasks that exist at (d, n): Task 2 only where n > d (at n <= d
+    its multiplicities force S = I)."""
+    return tuple(t for t in TASKS if t == "sphere" or n > d)
 
 
 def unit_sphere(
@@ -234,3 +223,109 @@ def check_unit_columns(X: torch.Tensor, tol: float = 1e-6) -> None:
             "(A1) violated: columns of X must have unit norm "
             f"(max |norm - 1| = {err:.3g} > {tol:g})"
         )
+
+
+# --- the principal subspace (Definition 3.1), the targets (4.4), the losses
+
+
+def spectrum(X: torch.Tensor):
+    """Eigenvalues (descending) and eigenvectors (columns, same order) of S
+    = X X^T (Def. 3.1)."""
+    lam, vec = torch.linalg.eigh(X @ X.mT)
+    return lam.flip(-1), vec.flip(-1)
+
+
+def top_mask(lam, rtol: float = 1e-8):
+    """Which eigenvalues (descending along the last axis) belong to the top
+    one, lambda_1 = ... = lambda_r (Definition 3.1): those within ``rtol *
+    lambda_1`` of it. Works on torch tensors and numpy arrays alike."""
+    return lam >= lam[..., :1] * (1 - rtol)
+
+
+def principal_projector(X: torch.Tensor, rtol: float = 1e-8):
+    """Projector onto the principal subspace V(X) of Definition 3.1 and the
+    multiplicity r.
+
+    Returns ``(Proj, r)``: the projector, of shape ``(..., d, d)``, and r,
+    of shape ``(...)``."""
+    lam, vec = spectrum(X)
+    top = top_mask(lam, rtol).to(X.dtype)
+    P = (vec * top.unsqueeze(-2)) @ vec.mT
+    return P, top.sum(-1).to(torch.int64)
+
+
+def targets(X: torch.Tensor, a: torch.Tensor, target: str) -> torch.Tensor:
+    """Per-sample targets: the projector onto V(X) ``(K, d, d)`` for
+    ``"subspace"`` (the loss of Theorem 4.1), ``Sa/||Sa||`` or ``Sa`` ``(K,
+    d)`` for the targets (4.4)."""
+    if target == "subspace":
+        return principal_projector(X)[0]
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    Sa = (X @ (X.mT @ a.unsqueeze(-1)))[..., 0]
+    return (
+        Sa / torch.linalg.vector_norm(Sa, dim=-1, keepdim=True)
+        if target == "normalized"
+        else Sa
+    )
+
+
+def per_sample_loss(
+    y: torch.Tensor, Y: torch.Tensor, target: str
+) -> torch.Tensor:
+    """``Dist^2(y, V(X)) = ||y||^2 - y^T Y y`` (Theorem 4.1; Y the
+    projector Proj_V) or ``||y - y_target||^2`` (the losses of Theorems 4.2 and
+    4.3; Y the target (4.4))."""
+    if target == "subspace":
+        return (y * y).sum(-1) - (y.unsqueeze(-2) @ Y @ y.unsqueeze(-1))[
+            ..., 0, 0
+        ]
+    return ((y - Y) ** 2).sum(-1)
+
+
+# --- out-of-distribution test matrices (Assumption 4.4, §4.3): unit
+# columns, not rotation invariant, unlike the training tasks
+
+
+def anisotropic(
+    count: int,
+    d: int,
+    n: int,
+    g: torch.Generator,
+    scales=None,
+    dtype=torch.float64,
+) -> torch.Tensor:
+    """Out-of-distribution test matrices (Assumption 4.4): Gaussian columns
+    with covariance diag(scales)^2, normalised. Unit columns, not rotation
+    invariant."""
+    scales = (
+        torch.linspace(3.0, 0.5, d, dtype=dtype)
+        if scales is None
+        else torch.as_tensor(scales, dtype=dtype)
+    )
+    z = torch.randn((count, d, n), generator=g, dtype=dtype, device=g.device)
+    z = z * scales.to(z.device).unsqueeze(-1)
+    return z / torch.linalg.vector_norm(z, dim=-2, keepdim=True)
+
+
+def low_rank_noise(
+    count: int,
+    d: int,
+    n: int,
+    g: torch.Generator,
+    rank: int = 2,
+    noise: float = 0.3,
+    dtype=torch.float64,
+) -> torch.Tensor:
+    """Out-of-distribution test matrices: columns in a fixed rank-``rank``
+    subspace (the first coordinates) plus isotropic Gaussian noise of size
+    ``noise``, normalised (Assumption 4.4)."""
+    _positive_int("rank", rank)
+    z = (
+        torch.randn((count, d, n), generator=g, dtype=dtype, device=g.device)
+        * noise
+    )
+    z[:, :rank] += torch.randn(
+        (count, rank, n), generator=g, dtype=dtype, device=g.device
+    )
+    return z / torch.linalg.vector_norm(z, dim=-2, keepdim=True)

@@ -4,58 +4,61 @@
 Several runs that share shapes (d, n, L, batch, T, target, LN) can be
 trained as one batched computation with ``fit_many``; each run keeps its own
 data, seed and step size, and gets the same numbers as when trained alone.
+A run is cached under its key (:func:`run_key`), the one key of a training
+run that the cache, sweeps and the stored runs all use.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
+import sys
 import time
 
 import numpy as np
 import torch
 
 from . import cache as _cache
-from . import engine, norms, updates
-from .config import DTYPES, TrainConfig, available_memory, resolve_device
+from . import engine, norms, optimisers, seeding
+from .config import DTYPES, TrainConfig
+from .devices import available_memory, resolve_device
 from .history import History
 from .model import active_weights, structured
-from .progress import progress_bar
 from .tasks import embed, generator, targets
 
 # one seed each, from the run's seed
 STREAMS = ("train", "test", "batches", "init", "eval")
-# the modules the numbers of a run depend on (its cache key)
-TRAINING_MODULES = (
-    "engine",
-    "model",
-    "norms/__init__",
-    "tasks",
-    "subspace",
-    "config",
-    "train",
-    "updates",
-    "seeding",
-)
+# The numbers version of the training code. Bump it whenever a change to
+# the code or to a default of TrainConfig changes any run's numbers:
+# tests/test_numbers.py fails until then. Runs cached or stored under another
+# version are trained again; refactoring that keeps the numbers keeps them.
+NUMBERS = 1
 
 
-def norm_fingerprint(name: str) -> str | None:
-    """What identifies the code of normalisation ``name`` beyond
-    ``TRAINING_MODULES``: the code of its module in ``lnpower.norms`` and of
-    the norm modules that one imports, or the source of a function
-    registered from elsewhere (a short hash); None for ``"none"``."""
-    if name == "none":
-        return None
-    module = norms.module_of(name)
-    if module is None:
-        return hashlib.sha256(norms.source(name).encode()).hexdigest()[:20]
-    mods = {f"norms/{module}"}
-    mods |= {
-        m
-        for m in _cache.imports(f"norms/{module}")
-        if m.startswith("norms/") and m != "norms/__init__"
+def run_key(config: TrainConfig, shift: int | None = None) -> str:
+    """The key of a training run, readable: the numbers version, the seed
+    shift (``LNPOWER_SEED`` unless given) and every setting that differs
+    from ``TrainConfig(model=config.model)``'s, in the config's order, e.g.
+    ``numbers=1,shift=0,model=looped,task=rotated,seed=2``. A normalisation
+    registered from outside the library adds a hash of its source.
+
+    Why a numbers version rather than a hash of the code: moving or tidying
+    the training code keeps every cached and stored run (a stored run at the
+    epoch reading costs up to an hour), while tests/test_numbers.py makes a
+    change of numbers without a new version fail. A field added to
+    ``TrainConfig`` whose default keeps the old numbers changes no key."""
+    base = TrainConfig(model=config.model)
+    settings = {
+        f.name: getattr(config, f.name)
+        for f in dataclasses.fields(config)
+        if getattr(config, f.name) != getattr(base, f.name)
     }
-    return _cache.code_fingerprint(tuple(sorted(mods)))
+    if config.norm != "none" and norms.module_of(config.norm) is None:
+        code = norms.source(config.norm).encode()
+        settings["norm_code"] = hashlib.sha256(code).hexdigest()[:12]
+    shift = seeding.shift() if shift is None else shift
+    return _cache.spelled(numbers=NUMBERS, shift=shift, **settings)
 
 
 class TrainingDiverged(RuntimeError):
@@ -71,12 +74,12 @@ def seeds(seed: int) -> dict[str, int]:
     }
 
 
-def dataset(config: TrainConfig, which: str):
+def dataset(config: TrainConfig, which: str, shift: int | None = None):
     """The embedded data ``E`` ``(K, 2d, n+1)`` and targets of the training
     or test set."""
     size = config.train_size if which == "train" else config.test_size
     X, a = config.make_task().sample(
-        size, generator(seeds(config.seed)[which])
+        size, generator(seeds(config.seed)[which], shift=shift)
     )
     dtype, dev = DTYPES[config.dtype], resolve_device(config.device)
     return embed(X, a).to(dev, dtype), targets(X, a, config.target).to(
@@ -84,22 +87,24 @@ def dataset(config: TrainConfig, which: str):
     )
 
 
-def eval_indices(config: TrainConfig) -> torch.Tensor:
+def eval_indices(
+    config: TrainConfig, shift: int | None = None
+) -> torch.Tensor:
     """The fixed subset of the training set on which the training loss is
     recorded."""
     if config.eval_size >= config.train_size:
         return torch.arange(config.train_size)
-    g = generator(seeds(config.seed)["eval"])
+    g = generator(seeds(config.seed)["eval"], shift=shift)
     return torch.randperm(config.train_size, generator=g)[: config.eval_size]
 
 
-def initial_weights(config: TrainConfig):
+def initial_weights(config: TrainConfig, shift: int | None = None):
     """Theorem 4.1's initialisation W = 0, V21 = v0 I, plus optional N(0,
     init_scale^2) noise in every entry (Part V's random initialisation;
     seeded by the run's seed)."""
     W, V = structured(config.d, 0.0, config.v0)
     if config.init_scale > 0:
-        g = generator(seeds(config.seed)["init"])
+        g = generator(seeds(config.seed)["init"], shift=shift)
         W = W + config.init_scale * torch.randn(
             W.shape, generator=g, dtype=W.dtype
         )
@@ -121,34 +126,32 @@ def fit_many(
     progress: bool | None = None,
     cache=None,
     wait: bool = True,
+    shift: int | None = None,
 ) -> list[History]:
     """Train independent runs as one batched computation (same numbers as
     one by one).
 
     ``cache`` (a folder, or ``True`` for the default, see
-    ``lnpower.cache.directory``) keeps the histories, so that another
-    chapter asking for the same runs loads them instead; ``wait=False``
-    raises ``lnpower.cache.Busy`` if another process is training them now."""
+    ``lnpower.cache.directory``) keeps each run under its :func:`run_key`,
+    so that another chapter asking for a run loads it instead; only the
+    runs not there yet are trained. ``wait=False`` raises
+    ``lnpower.cache.Busy`` if another process is training one of them now.
+    ``shift``: the seed shift (default ``LNPOWER_SEED``)."""
     if not configs:
         raise ValueError("fit_many needs at least one TrainConfig")
     c0 = configs[0]
     if any(c.shape_key() != c0.shape_key() for c in configs):
         raise ValueError(
             "runs trained together must share every setting but the task, "
-            "seed, "
-            "lr, v0 and init_scale"
+            "seed, lr, v0 and init_scale"
         )
-    return _cache.cached(
+    shift = seeding.shift() if shift is None else shift
+    return _cache.cached_many(
         "fit",
-        [[dataclasses.asdict(c) for c in configs], norm_fingerprint(c0.norm)],
-        TRAINING_MODULES,
-        lambda: _train(configs, progress),
-        lambda hist, folder: [
-            h.save(folder / str(r)) for r, h in enumerate(hist)
-        ],
-        lambda folder: [
-            History.load(folder / str(r)) for r in range(len(configs))
-        ],
+        [run_key(c, shift) for c in configs],
+        lambda todo: _train([configs[i] for i in todo], progress, shift),
+        lambda h, folder: h.save(folder),
+        History.load,
         cache,
         wait,
     )
@@ -164,32 +167,36 @@ def _check_memory(configs: list[TrainConfig]) -> None:
         )
 
 
-def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
+def _train(
+    configs: list[TrainConfig], progress: bool | None, shift: int
+) -> list[History]:
     """The loop of :func:`fit_many`, without the cache."""
     _check_memory(configs)
     c0 = configs[0]
     dev, dtype = resolve_device(c0.device), DTYPES[c0.dtype]
-    train = [dataset(c, "train") for c in configs]
-    test = [dataset(c, "test") for c in configs]
-    sub = [eval_indices(c).to(dev) for c in configs]
+    train = [dataset(c, "train", shift) for c in configs]
+    test = [dataset(c, "test", shift) for c in configs]
+    sub = [eval_indices(c, shift).to(dev) for c in configs]
     E_tr, Y_tr = (torch.stack(x) for x in zip(*train))
     E_ev = torch.stack([e[i] for (e, _), i in zip(train, sub)])
     Y_ev = torch.stack([y[i] for (_, y), i in zip(train, sub)])
     E_te, Y_te = (torch.stack(x) for x in zip(*test))
     W, V = (
         torch.stack(t).to(dev, dtype)
-        for t in zip(*map(initial_weights, configs))
+        for t in zip(*(initial_weights(c, shift) for c in configs))
     )
     lr = torch.tensor([c.lr for c in configs], dtype=dtype, device=dev)[
         :, None, None
     ]
-    batch_gens = [generator(seeds(c.seed)["batches"]) for c in configs]
-    update = updates.adam if c0.optimizer == "adam" else updates.sgd
+    batch_gens = [
+        generator(seeds(c.seed)["batches"], shift=shift) for c in configs
+    ]
+    update = optimisers.adam if c0.optimizer == "adam" else optimisers.sgd
     step = update(W, V, lr)
     model = engine.Model(c0.loops, c0.norm, c0.target)
     take_E, take_Y = (
-        updates.Batcher(E_tr, c0.batch),
-        updates.Batcher(Y_tr, c0.batch),
+        optimisers.Batcher(E_tr, c0.batch),
+        optimisers.Batcher(Y_tr, c0.batch),
     )
     hist = [History(config=c) for c in configs]
     logged = set(c0.schedule())
@@ -218,7 +225,7 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
                 h.snapshots[t] = (W[r].cpu().clone(), V[r].cpu().clone())
             evaluating[0] += time.perf_counter() - t_ev
 
-    draw = updates.minibatches(configs, batch_gens)
+    draw = optimisers.minibatches(configs, batch_gens)
     record(0)
     with progress_bar(
         c0.steps, "SGD" if c0.optimizer == "sgd" else "Adam", progress
@@ -248,3 +255,34 @@ def _train(configs: list[TrainConfig], progress: bool | None) -> list[History]:
         h.w, h.v, h.batch_loss = per_step[0][r], per_step[1][r], per_step[2][r]
         h.seconds, h.eval_seconds = seconds, evaluating[0]
     return hist
+
+
+# --- progress bars for long work (training, sweeps)
+
+
+def show_progress() -> bool:
+    """Progress bars by default in a terminal and in Jupyter or Colab, never
+    when ``LNPOWER_PROGRESS=0`` (the book's build and tests set it)."""
+    if os.environ.get("LNPOWER_PROGRESS", "1") == "0":
+        return False
+    return sys.stderr.isatty() or "ipykernel" in sys.modules
+
+
+def progress_bar(total: int, desc: str, progress: bool | None = None):
+    """A tqdm bar that appears only after 2 s (quick work shows nothing):
+    the notebook widget in Jupyter and Colab (where ipywidgets is
+    installed), text elsewhere."""
+    if progress is None:
+        progress = show_progress()
+    bar = None
+    if progress and "ipykernel" in sys.modules:
+        try:
+            import ipywidgets  # noqa: F401
+            from tqdm.notebook import tqdm as bar
+        except ImportError:
+            pass
+    if bar is None:
+        from tqdm.std import tqdm as bar
+    return bar(
+        total=total, desc=desc, disable=not progress, leave=False, delay=2.0
+    )

@@ -8,23 +8,26 @@ feature dimension ``dim``: -2 in the model's layout ``(..., 2d, N)``, -1 in
 the engine's transposed one. It is registered as a function ``f(Z, dim)``;
 the engine differentiates it with autograd (``torch.func.vjp``), unless a
 hand-written backward is registered with it (the paper's LN has one: the
-engine's hot path). Each lives in a module of this package, which registers
-it (:func:`register`) and is imported here by discovery: adding a
-normalisation is one new module plus its test. A trained run's cache key
-covers the code of its own normalisation's module only
-(``lnpower.train.norm_fingerprint``), so adding one retrains nothing.
+engine's hot path). Each lives in a module of this package and is registered
+at the end of this one: adding a normalisation is one new module, one line
+here and its test. A function registered from outside the library
+(:func:`register`) works the same way for a session; its source enters the
+key of a run that uses it (``lnpower.train.run_key``).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 from torch.func import vjp
+
+from .centered import centered
+from .layernorm import layernorm, layernorm_pair
+from .maxabs import maxabs
+from .rmsnorm import rmsnorm
 
 Tensor = torch.Tensor
 
@@ -109,6 +112,8 @@ def source(name: str) -> str:
         return repr((code.co_code, code.co_consts))
 
 
-for _m in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_m.name}")
-del _m
+# the library's normalisations
+register("layernorm", layernorm, layernorm_pair)
+register("rmsnorm", rmsnorm)
+register("centered", centered)
+register("maxabs", maxabs)

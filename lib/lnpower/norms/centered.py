@@ -3,7 +3,7 @@ of transformers (Part V)."""
 
 from __future__ import annotations
 
-from . import Tensor, register
+from torch import Tensor
 
 
 def centered(Z: Tensor, dim: int = -2) -> Tensor:
@@ -11,6 +11,3 @@ def centered(Z: Tensor, dim: int = -2) -> Tensor:
     over the features (torch's epsilon 1e-5)."""
     C = Z - Z.mean(dim, keepdim=True)
     return C / (C.pow(2).mean(dim, keepdim=True) + 1e-5).sqrt()
-
-
-register("centered", centered)

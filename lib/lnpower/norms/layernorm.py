@@ -4,8 +4,7 @@ path)."""
 from __future__ import annotations
 
 import torch
-
-from . import Tensor, register
+from torch import Tensor
 
 
 def _length(Z: Tensor, dim: int) -> Tensor:
@@ -21,7 +20,7 @@ def layernorm(Z: Tensor, dim: int = -2) -> Tensor:
     return Z / _length(Z, dim)
 
 
-def _layernorm_pair(Z: Tensor, dim: int):
+def layernorm_pair(Z: Tensor, dim: int):
     """LN in place, and its backward ``(G - Y (Y . G)) / ||Z||``."""
     r = _length(Z, dim)
     Y = Z.div_(r)
@@ -31,6 +30,3 @@ def _layernorm_pair(Z: Tensor, dim: int):
         return torch.addcmul(G, Y, s, value=-1, out=out).div_(r)
 
     return Y, backward
-
-
-register("layernorm", layernorm, _layernorm_pair)

@@ -3,12 +3,9 @@ absolute entry, so that the largest entry of each token is +-1."""
 
 from __future__ import annotations
 
-from . import Tensor, register
+from torch import Tensor
 
 
 def maxabs(Z: Tensor, dim: int = -2) -> Tensor:
     """``z / max_i |z_i|`` for every column z (the l-infinity norm)."""
     return Z / Z.abs().amax(dim, keepdim=True)
-
-
-register("maxabs", maxabs)

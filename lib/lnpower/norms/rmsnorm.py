@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from . import Tensor, register
+from torch import Tensor
+
 from .layernorm import layernorm
 
 
@@ -12,6 +13,3 @@ def rmsnorm(Z: Tensor, dim: int = -2) -> Tensor:
     """RMSNorm without gain: ``z / rms(z) = sqrt(D) z / ||z||`` over the D
     = 2d features."""
     return math.sqrt(Z.shape[dim]) * layernorm(Z, dim)
-
-
-register("rmsnorm", rmsnorm)

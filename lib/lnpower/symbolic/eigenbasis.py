@@ -11,7 +11,7 @@ from functools import cache
 
 import sympy as sp
 
-from .common import gamma
+from .common import check, gamma
 
 lam1, lam2, lam3 = LAMBDAS = sp.symbols("lambda1:4", positive=True)
 C = sp.Matrix(
@@ -47,15 +47,15 @@ def dot(x, y):
 
 
 def exact(num, den):
-    """num/den for polynomials when den divides num (asserted)."""
+    """num/den for polynomials when den divides num (checked)."""
     q, r = num.div(den)
-    assert r == 0
+    check(r == 0, "eigenbasis: an exact polynomial division has no remainder")
     return q
 
 
 @cache
 def frame():
-    """The polynomial ring, its generators by symbol, Qn and n0; asserts
+    """The polynomial ring, its generators by symbol, Qn and n0; checks
     ``det(I + K) = n0``, ``Qn^T Qn = n0^2 I`` (Q is orthogonal) and ``det Qn
     = n0^3`` (a rotation)."""
     R, *gens = sp.ring(GENS, sp.QQ)
@@ -64,21 +64,29 @@ def frame():
     K = sp.Matrix([[0, -p3, p2], [p3, 0, -p1], [-p2, p1, 0]])
     eye = sp.eye(3)
     n0_expr = 1 + p1**2 + p2**2 + p3**2
-    assert sp.expand((eye + K).det() - n0_expr) == 0
+    check(
+        sp.expand((eye + K).det() - n0_expr) == 0,
+        "Cayley frame: det(I + K) = n0",
+    )
     Qn_expr = ((eye - K) * (eye + K).adjugate()).applyfunc(sp.expand)
     Qn = [[R(Qn_expr[i, j]) for j in range(3)] for i in range(3)]
     n0 = R(n0_expr)
     QnT = transpose(Qn)
     for i in range(3):
         for j in range(3):
-            assert dot(QnT[i], QnT[j]) == (n0**2 if i == j else 0)
-    assert R(Qn_expr.det()) == n0**3
+            check(
+                dot(QnT[i], QnT[j]) == (n0**2 if i == j else 0),
+                f"Cayley frame: Qn^T Qn = n0^2 I at entry ({i + 1}, {j + 1})",
+            )
+    check(
+        R(Qn_expr.det()) == n0**3, "Cayley frame: det Qn = n0^3 (a rotation)"
+    )
     return R, gen, Qn, n0
 
 
 def cayley_basis() -> sp.Matrix:
     """A symbolic rotation O of R^3 (Cayley parametrisation, symbols p1, p2,
-    p3), orthogonal with determinant 1 (asserted by :func:`frame`). Its
+    p3), orthogonal with determinant 1 (checked by :func:`frame`). Its
     columns are the eigenbasis v_1..v_3."""
     _, _, Qn, n0 = frame()
     n0e = n0.as_expr(*GENS)
@@ -88,7 +96,7 @@ def cayley_basis() -> sp.Matrix:
 def shifted_power(L: int, shift):
     """Numerators of ``u = M^L a`` (M = I + shift S, S = O diag(lambda) O^T,
     a = O c, O the Cayley rotation): u = U/n0^(2L+1), and of ``O^T u =
-    Z/n0^(2L+2)``; asserts S v_i = lambda_i v_i."""
+    Z/n0^(2L+2)``; checks S v_i = lambda_i v_i."""
     R, gen, Qn, n0 = frame()
     lam = [gen[x] for x in LAMBDAS]
     t = gen[shift]
@@ -98,7 +106,10 @@ def shifted_power(L: int, shift):
         for i in range(3)
     ]  # S = Sn/n0^2
     for i in range(3):  # S v_i = lambda_i v_i with v_i = Qn[:, i]/n0
-        assert matvec(Sn, QnT[i]) == [n0**2 * lam[i] * x for x in QnT[i]]
+        check(
+            matvec(Sn, QnT[i]) == [n0**2 * lam[i] * x for x in QnT[i]],
+            f"eigenbasis: S v_{i + 1} = lambda_{i + 1} v_{i + 1}",
+        )
     U = matvec(Qn, [gen[x] for x in C])  # a = U/n0
     for _ in range(L):
         SU = matvec(Sn, U)

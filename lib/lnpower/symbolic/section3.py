@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .common import check
+
 
 def collapse(dim: int = 2, cols: int = 2) -> sp.Matrix:
     """The E^(1) collapse of §4.1 for explicit small d, n with symbolic
@@ -26,5 +28,8 @@ def collapse(dim: int = 2, cols: int = 2) -> sp.Matrix:
     upd = (V * E * E.T * W * E).applyfunc(sp.expand)
     expected = sp.zeros(2 * dim, cols + 1)
     expected[dim:, cols] = (w * v * X * X.T * a).applyfunc(sp.expand)
-    assert (upd - expected).applyfunc(sp.expand) == sp.zeros(2 * dim, cols + 1)
+    check(
+        (upd - expected).applyfunc(sp.expand) == sp.zeros(2 * dim, cols + 1),
+        "§4.1: V E E^T W E = [[0, 0], [0, w v S a]] (the E^(1) collapse)",
+    )
     return upd

@@ -1,0 +1,227 @@
+"""SGD runs at the epoch reading of the paper's T (2000 passes without
+replacement over the 10 000 training samples, 156 000 iterations;
+``lnpower.config.T_READINGS``), too long for ``make test`` and so stored
+with the library: the LN layer (at Fig. 3's configurations too), the layer
+without LN on both targets, and the looped model.
+
+Each run is kept as a compressed history in ``lnpower/stored_runs/``: the
+active weights at every step (float32), the losses at the logged steps, the
+weights at Fig. 5's snapshots and at every logged step of the looped model,
+and a JSON record of its key (:func:`lnpower.train.run_key`, the key the
+training cache uses), its configuration, the machine and the wall time.
+:func:`load` refuses a stored run whose key is not what the code asks for
+now; ``python -m lnpower stored-runs`` trains them again and writes them
+there. Stored runs are of seed 0 and not shifted by ``LNPOWER_SEED``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .. import cache as _cache
+from ..cache import memo
+from ..config import FIG3_GRID, PAPER, TrainConfig, paper_config
+from ..history import History
+from ..tasks import tasks_at
+from ..train import fit_many, run_key
+
+FOLDER = Path(__file__).parents[1] / "stored_runs"
+EPOCHS = (100, 300, 2000)  # Fig. 5's snapshots and T, read as epochs
+NAMES = {
+    "layer": {},
+    "no-ln-normalized": {"norm": "none", "target": "normalized"},
+    "no-ln-unnormalized": {"norm": "none", "target": "unnormalized"},
+    "looped": {"model": "looped"},
+}
+# Fig. 3's other (d, n), the LN layer; its (16, 32) is "layer"
+NAMES.update(
+    {
+        f"fig3-d{d}-n{n}": {"d": d, "n": n}
+        for d, n in FIG3_GRID
+        if (d, n) != (PAPER.d, PAPER.n)
+    }
+)
+
+
+def tasks_of(name: str) -> tuple[str, ...]:
+    """The tasks a stored set trains (:func:`lnpower.tasks.tasks_at`)."""
+    o = NAMES[name]
+    return tasks_at(o.get("d", PAPER.d), o.get("n", PAPER.n))
+
+
+def fig3() -> dict[tuple[str, int, int], History]:
+    """Fig. 3's eleven runs at the epoch reading (seed 0), keyed
+    ``(task, d, n)``: the ``"layer"`` set at the paper's (d, n) and the
+    ``fig3-...`` sets."""
+    sets = [n for n in NAMES if n == "layer" or n.startswith("fig3")]
+    return {
+        (t, h.config.d, h.config.n): h
+        for name in sets
+        for t, (h,) in load(name).items()
+    }
+
+
+def configs(name: str, seed: int = 0) -> list[TrainConfig]:
+    """The runs (Task 1, and Task 2 where it exists) of a stored set, as the
+    code asks for them now."""
+    if name not in NAMES:
+        raise ValueError(
+            f"unknown stored run {name!r}; known: {sorted(NAMES)}"
+        )
+    steps = [PAPER.epoch_steps(e) for e in EPOCHS]
+    return [
+        paper_config(
+            task=t,
+            seed=seed,
+            sampling="epochs",
+            steps=steps[-1],
+            snapshot_steps=tuple(steps[:-1]),
+            log_points=60,
+            **NAMES[name],
+        )
+        for t in tasks_of(name)
+    ]
+
+
+def _cpu() -> str:
+    """The processor's model name (Linux), else the architecture."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def _path(name: str, task: str, seed: int) -> Path:
+    return FOLDER / f"{name}-{task}-seed{seed}"
+
+
+def _snapshot_steps(c: TrainConfig) -> list[int]:
+    """The steps whose weights a stored run keeps: Fig. 5's snapshots and
+    T, and for the looped model every logged step (the heat maps over
+    training)."""
+    steps = {*c.snapshot_steps, c.steps}
+    if c.model == "looped":
+        steps |= set(c.schedule())
+    return sorted(steps)
+
+
+def save(h: History, name: str, seconds: float) -> Path:
+    """Write one run (``.npz`` and ``.json``) beside the library."""
+    c = h.config
+    path = _path(name, c.task, c.seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    snaps = _snapshot_steps(c)
+    arrays = {
+        "w": np.float32(h.w),
+        "v": np.float32(h.v),
+        "steps": np.int64(h.steps),
+        "train_loss": np.float64(h.train_loss),
+        "test_loss": np.float64(h.test_loss),
+        **{f"W{t}": h.snapshots[t][0].numpy() for t in snaps},
+        **{f"V{t}": h.snapshots[t][1].numpy() for t in snaps},
+    }
+    _cache.atomic_write(
+        path.with_suffix(".npz"),
+        lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays),
+    )
+    record = {
+        "key": run_key(c, shift=0),
+        "config": dataclasses.asdict(c),
+        "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
+        "torch": torch.__version__,
+        "wall_seconds": round(seconds, 1),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    _cache.atomic_write(
+        path.with_suffix(".json"),
+        lambda tmp: tmp.write_text(json.dumps(record, indent=1) + "\n"),
+    )
+    return path
+
+
+def record(name: str, task: str = "sphere", seed: int = 0) -> dict:
+    """The JSON record of a stored run (``FileNotFoundError`` naming the
+    command that makes it, if it is not there)."""
+    path = _path(name, task, seed).with_suffix(".json")
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no stored run {path.name}; make it with "
+            f"`python -m lnpower stored-runs --name {name}`"
+        )
+    return json.loads(path.read_text())
+
+
+def check(name: str, seed: int = 0) -> None:
+    """``ValueError`` unless every stored run of ``name`` has the key the
+    code asks for now (:func:`lnpower.train.run_key`: the numbers version
+    of the training code and the configuration)."""
+    for c in configs(name, seed):
+        stored, now = record(name, c.task, seed)["key"], run_key(c, shift=0)
+        if stored != now:
+            raise ValueError(
+                f"stored run {name}/{c.task} has the key {stored}, the code "
+                f"asks for {now}; run `python -m lnpower stored-runs --name "
+                f"{name}`"
+            )
+
+
+def exists(name: str, seed: int = 0) -> bool:
+    """Whether every run of the stored set ``name`` is there with the key
+    the code asks for now."""
+    try:
+        check(name, seed)
+    except (FileNotFoundError, ValueError):
+        return False
+    return True
+
+
+@memo
+def load(name: str, seed: int = 0) -> dict[str, list[History]]:
+    """The stored runs of ``name`` as histories, ``{task: [history]}`` (one
+    seed), after :func:`check`."""
+    check(name, seed)
+    out = {}
+    for c in configs(name, seed):
+        z = np.load(_path(name, c.task, seed).with_suffix(".npz"))
+        snaps = {
+            t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
+            for t in _snapshot_steps(c)
+        }
+        out[c.task] = [
+            History(
+                config=c,
+                steps=z["steps"].tolist(),
+                train_loss=z["train_loss"].tolist(),
+                test_loss=z["test_loss"].tolist(),
+                w=z["w"].tolist(),
+                v=z["v"].tolist(),
+                snapshots=snaps,
+                seconds=record(name, c.task, seed)["wall_seconds"],
+            )
+        ]
+    return out
+
+
+def regenerate(
+    names=tuple(NAMES), seed: int = 0, progress: bool | None = None
+) -> list[Path]:
+    """Train the stored runs again and write them (the tasks of a set
+    together)."""
+    paths = []
+    for name in names:
+        t0 = time.perf_counter()
+        hist = fit_many(configs(name, seed), progress, shift=0)
+        seconds = time.perf_counter() - t0
+        paths += [save(h, name, seconds) for h in hist]
+    return paths

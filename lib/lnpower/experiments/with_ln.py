@@ -1,0 +1,150 @@
+"""The chapter with_ln (Theorem 4.3, Appendix C): the LN layer's reduced
+population dynamics, the growth of gamma as t^(1/3), alpha/beta -> 1, the
+gamma^3 increment and the loss against Upsilon_3, and SGD following the
+population recursion over a seed ensemble."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dynamics, theory
+from ..claims.status import over_seeds, trend_status, verdict, within
+from ..config import PAPER
+from ..tasks import TASK_NAMES
+from .ensembles import ensemble
+from .measurements import zero_blocks_over_seeds
+from .population import ln_run, sample
+
+
+def ln_zero_blocks():
+    return zero_blocks_over_seeds("layer")
+
+
+def gamma_population(task: str = "sphere", t: int = PAPER.steps) -> float:
+    """gamma_t of the LN layer's reduced population dynamics."""
+    steps, w, v = ln_run(task)[1]
+    return float((w * v)[list(steps).index(t)])
+
+
+def ln_sgd_follows_population():
+    ratio = {
+        t: np.array([h.product[-1] for h in hs]) / gamma_population(t)
+        for t, hs in ensemble("layer").items()
+    }
+    worst = np.max([np.abs(r - 1) for r in ratio.values()], axis=0)
+    return over_seeds(
+        worst,
+        worst < 0.02,
+        "worst |SGD/population - 1| per seed; median "
+        "ratio "
+        + ", ".join(
+            f"{TASK_NAMES[t]} {np.median(r):.4f}" for t, r in ratio.items()
+        ),
+    )
+
+
+def _at_decades(t, y, decades=(10**3, 10**4, 10**5, 10**6)):
+    return [float(np.interp(x, t, y)) for x in decades]
+
+
+def decade_trend(t, y, target: float, tol: float, name: str, digits: int):
+    """A claim's three values for a quantity ``y(t)`` of the reduced
+    dynamics that should tend to ``target``: its value at t = 10^6, the
+    :func:`trend_status` of its values at t = 10^3..10^6, and those."""
+    r = _at_decades(t, y)
+    return (
+        round(r[-1], 4),
+        trend_status(r, target, tol),
+        f"{name} at t = 10^3..10^6: "
+        + ", ".join(f"{x:.{digits}f}" for x in r),
+    )
+
+
+def ln_alpha_beta_ratio():
+    _, (t, w, v) = ln_run()
+    return decade_trend(t, w / v, 1.0, 0.01, "alpha/beta", 3)
+
+
+def ln_growth_exponents():
+    _, (t, w, v) = ln_run()
+    p = [
+        dynamics.exponent(t, w * v, x / 3, 3 * x)[0]
+        for x in (10**3, 10**4, 10**5, 3 * 10**5)
+    ]
+    return (
+        round(p[-1], 4),
+        trend_status(p, 1 / 3, 0.01),
+        "local exponent of gamma near t = 10^3, 10^4, 10^5, 3x10^5: "
+        + ", ".join(f"{x:.3f}" for x in p),
+    )
+
+
+def ln_loss_upsilon3():
+    sm = sample("sphere", 20_000, 1)
+    ratios = [
+        float(theory.ln_layer_loss(sm, g)) * g**2 / theory.upsilon3(sm).value
+        for g in (10.0, 100.0, 1000.0)
+    ]
+    return (
+        round(ratios[-1], 5),
+        within(ratios[-1], 1.0, 0.005),
+        "at gamma = 10, 100, 1000: " + ", ".join(f"{x:.4f}" for x in ratios),
+    )
+
+
+def ln_gamma_2000():
+    _, (t, w, v) = ln_run()
+    g = float((w * v)[list(t).index(2000)]) if 2000 in t else float("nan")
+    return (
+        round(g, 4),
+        within(g, 1.55, 0.01),
+        f"gamma_2000 = {g:.4f} against 1.55 (reduced population dynamics, "
+        "F from 20 000 samples)",
+    )
+
+
+def ln_gamma_cubed_rate():
+    tab, (t, w, v) = ln_run()
+    C1 = theory.C1(sample("sphere", 20_000, 1)).value
+
+    def ratio(a, b):
+        return dynamics.power_increment(tab, a, b, PAPER.lr, 3) / (
+            6 * PAPER.lr * C1
+        )
+
+    gammas = np.geomspace(100, 1e4, 9)
+    r = np.array([ratio(np.sqrt(g), np.sqrt(g)) for g in gammas])
+    limit = np.polyfit(1 / gammas, r, 2)[-1]
+    along = [
+        ratio(float(np.interp(x, t, w)), float(np.interp(x, t, v)))
+        for x in (10**3, 10**4, 10**5, 10**6)
+    ]
+    return (
+        round(float(limit), 4),
+        within(limit, 1.0, 0.01),
+        "along the trajectory at t = 10^3..10^6: "
+        + ", ".join(f"{x:.3f}" for x in along),
+    )
+
+
+def ln_balance_rate():
+    _, (t, a, b) = ln_run()
+    balance = (1 - a / b) * 2 * a * b / (b * b - a * a)
+    return decade_trend(t, balance, 1.0, 0.02, "(1 - alpha/beta) 2 gamma/D", 4)
+
+
+def ln_exponent_excess():
+    _, (t, a, b) = ln_run()
+    g = a * b
+    vals = [
+        (dynamics.exponent(t, g, x / 3, 3 * x)[0] - 1 / 3)
+        * float(np.interp(x, t, g))
+        for x in (10**4, 10**5, 3 * 10**5)
+    ]
+    spread = max(abs(v / np.mean(vals) - 1) for v in vals)
+    return (
+        round(spread, 4),
+        verdict(spread < 0.15 and min(vals) > 0),
+        "(p - 1/3) gamma near t = 10^4, 10^5, 3x10^5: "
+        + ", ".join(f"{v:.4f}" for v in vals),
+    )

@@ -1,0 +1,188 @@
+"""The chapter without_ln (Theorem 4.2, Appendix B): the layer without LN
+stops at the fixed point gamma* with a loss above zero; beyond the theorem,
+that point is a saddle off the structured family, which SGD leaves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cache as _cache
+from .. import dynamics, saddle, theory
+from ..cache import memo
+from ..claims.status import over_seeds, verdict, within
+from ..config import PAPER, paper_task
+from ..tasks import POWER_STEP_TARGETS, TASK_NAMES, TASKS
+from .ensembles import ensemble
+from .measurements import gamma_star, spelled, test_loss_stderr
+from .population import BIG, sample
+
+
+def kappa_closed_forms():
+    k = theory.kappas(sample("sphere", BIG))
+    ex = theory.kappas_exact(paper_task())
+    z = max(
+        abs(k[i].value - ex[i]) / k[i].stderr for i in ("kappa1", "kappa2")
+    )
+    return (
+        round(k["kappa2"].value, 4),
+        verdict(z <= 4),
+        f"Task 1 ({BIG:,} draws of its own): kappa1, kappa2 within "
+        f"{z:.2f} standard errors of n/d, n(n+d-1)/d^2",
+    )
+
+
+def no_ln_irreducible():
+    sm = sample("sphere", BIG)
+    l1 = theory.no_ln_optimum(sm, "normalized")["loss"]
+    l2 = theory.no_ln_optimum(sm, "unnormalized")["loss"]
+    ok = min(l1, l2) > 0.1
+    return (
+        round(min(l1, l2), 4),
+        verdict(ok),
+        f"L1* = {l1:.4f}, L2* = {l2:.4f}",
+    )
+
+
+def no_ln_ensemble(target: str):
+    """The no-LN layer's seed ensemble on ``target``."""
+    return ensemble("layer", norm="none", target=target)
+
+
+def no_ln_gamma_star():
+    """Theorem 4.2: gamma~ at t = 500 within 2 % of gamma*, per seed."""
+    devs = np.max(
+        [
+            [abs(h.product[500] / gamma_star(task, target) - 1) for h in hs]
+            for target in POWER_STEP_TARGETS
+            for task, hs in no_ln_ensemble(target).items()
+        ],
+        axis=0,
+    )
+    return over_seeds(devs, devs < 0.02, "worst of the four runs per seed")
+
+
+def no_ln_loss_floor():
+    devs, ok, rows = [], [], []
+    for task, hs in no_ln_ensemble("unnormalized").items():
+        L = theory.no_ln_optimum(sample(task), "unnormalized")["loss"]
+        tol = np.array([max(0.02 * L, 3 * test_loss_stderr(h)) for h in hs])
+        test = np.array([h.test_loss[-1] / L - 1 for h in hs])
+        train = np.array([h.train_loss[-1] / L - 1 for h in hs])
+        devs.append(np.maximum(abs(test), abs(train)))
+        ok.append(devs[-1] <= tol / L)
+        rows.append(
+            f"{TASK_NAMES[task]}: tolerance {100 * tol.min() / L:.1f}-"
+            f"{100 * tol.max() / L:.1f} %, train - L* "
+            f"{100 * np.median(train):+.1f} "
+            f"%, test - L* {100 * test.min():+.1f} to {100 * test.max():+.1f} "
+            "%"
+        )
+    return over_seeds(
+        np.max(devs, axis=0),
+        np.all(ok, axis=0),
+        "worst relative distance per seed; " + "; ".join(rows),
+    )
+
+
+def no_ln_linear_rate():
+    opt = theory.no_ln_optimum(sample("sphere"), "unnormalized")
+    F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], PAPER.d)
+    t, w, v = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, 300)
+    err = np.abs(w * v - opt["gamma_star"])
+    keep = (t > 100) & (err > 1e-13)
+    fitted = np.exp(np.polyfit(t[keep], np.log(err[keep]), 1)[0])
+    S = w[-1] ** 2 + v[-1] ** 2
+    predicted = 1 - PAPER.lr * S * 2 * opt["kappa2"] / PAPER.d
+    return (
+        round(fitted, 5),
+        within(fitted, predicted, 0.01),
+        f"fitted rate {fitted:.5f} per step, predicted "
+        f"1 - 2 eta kappa2 Q/d = {predicted:.5f}",
+    )
+
+
+# --- beyond Theorem 4.2: the no-LN fixed point off the structured family
+
+
+def fixed_point(task: str, target: str) -> tuple[float, float]:
+    """(alpha~, beta~) where population gradient descent from (0, v0) stops
+    (Theorem 4.2)."""
+    opt = theory.no_ln_optimum(sample(task), target)
+    F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], PAPER.d)
+    _, a, b = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, 2000, [2000])
+    return float(a[-1]), float(b[-1])
+
+
+@memo
+def hessians(samples: int = 200_000) -> dict:
+    """The population Hessian blocks at the no-LN fixed point, both tasks
+    and targets (``{(task, target): {direction: block}}``, see
+    ``saddle.hessian_blocks``; cached)."""
+    flat = _cache.arrays(
+        "hessians",
+        _cache.code_key(__name__, samples=samples),
+        lambda: _hessians(samples),
+    )
+    out = {}
+    for name, x in flat.items():
+        t, tg, kind, field = name.split("|")
+        block = out.setdefault((t, tg), {}).setdefault(kind, {})
+        block[field] = float(x) if field == "stderr" else x
+    return out
+
+
+def _hessians(samples: int) -> dict[str, np.ndarray]:
+    out = {}
+    for t in TASKS:
+        points = {
+            tg: fixed_point(t, tg) for tg in ("normalized", "unnormalized")
+        }
+        for tg, blocks in saddle.hessian_blocks(
+            paper_task(t), points, samples
+        ).items():
+            for kind, block in blocks.items():
+                out.update(
+                    {
+                        f"{t}|{tg}|{kind}|{k}": np.asarray(v)
+                        for k, v in block.items()
+                    }
+                )
+    return out
+
+
+def no_ln_saddle():
+    H = hessians()
+    neg = H["sphere", "normalized"]["symmetric traceless"]
+    z_neg = neg["eigenvalues"][0] / neg["stderr"]
+    pos = [
+        H["sphere", "unnormalized"][k]
+        for k in ("symmetric traceless", "antisymmetric")
+    ]
+    z_pos = min(h["eigenvalues"][0] / h["stderr"] for h in pos)
+    rows = [
+        f"{TASK_NAMES[t]}/{spelled(tg)}: "
+        + ", ".join(
+            f"{k[:4]} {v['eigenvalues'][0]:+.4f}"
+            for k, v in H[t, tg].items()
+            if k != "identity"
+        )
+        for t, tg in H
+    ]
+    return (
+        round(float(neg["eigenvalues"][0]), 5),
+        verdict(z_neg < -4 and z_pos > 4),
+        f"z = {z_neg:.1f} and {z_pos:.1f}; smallest eigenvalues "
+        + "; ".join(rows),
+    )
+
+
+def no_ln_departure_generalises():
+    hs = ensemble("layer", norm="none", target="normalized")["sphere"]
+    L1 = theory.no_ln_optimum(sample("sphere", BIG), "normalized")["loss"]
+    ratio = np.array([max(h.train_loss[-1], h.test_loss[-1]) / L1 for h in hs])
+    return over_seeds(
+        ratio,
+        ratio < 0.99,
+        f"the larger of train and test loss over "
+        f"L1(gamma1*) = {L1:.4f}, per seed",
+    )
