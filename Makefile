@@ -11,10 +11,11 @@ export LNPOWER_PROGRESS := 0
 # readers do not install
 export PYTHONPATH := $(CURDIR)/tools
 
-.PHONY: book test lint unit notebooks coursework browser chromium clean help fresh-venv
+.PHONY: book book-instructor public test lint unit notebooks coursework browser chromium clean help fresh-venv
 
 help:
-	@echo "make book   build the HTML book into _build/html (strict)"
+	@echo "make book   build the HTML book into _build/html (strict): the public edition"
+	@echo "make book-instructor  the same with the problem sets' answers, into _build/instructor"
 	@echo "make test   lint, unit tests, every notebook alone under nbval, the student editions"
 	@echo "            graded, the strict build (reusing nbval's runs) and the browser test"
 	@echo "make clean  remove _build and the virtual environment"
@@ -41,11 +42,25 @@ $(PKG): $(STAMP) pyproject.toml $(shell find lib/lnpower -name '*.py' -o -name '
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --no-deps --no-build-isolation --reinstall .
 	@touch $(PKG)
 
+# the public edition: each problem set as a student gets it (_ext/editions.py)
 book: $(PKG)
 	$(BIN)/python -m lnbook.book_cache drop-stale
 	$(JB)
 	$(BIN)/python -m lnbook.book_cache stamp-pages
 	@echo "Open: $(CURDIR)/_build/html/index.html"
+
+# the instructor edition, with the reference answers, from the same execution cache
+INSTRUCTOR := _build/instructor
+book-instructor: $(PKG)
+	$(BIN)/python -m lnbook.book_cache drop-stale
+	mkdir -p $(INSTRUCTOR)/_build && ln -sfn $(CURDIR)/_build/.jupyter_cache $(INSTRUCTOR)/_build/.jupyter_cache
+	LNBOOK_EDITION=instructor $(JB) --path-output $(INSTRUCTOR)
+	$(BIN)/python -m lnbook.public_check --instructor
+	@echo "Open: $(CURDIR)/$(INSTRUCTOR)/_build/html/index.html"
+
+# no reference answer on the public site
+public: book
+	$(BIN)/python -m lnbook.public_check
 
 lint: $(PKG)
 	$(BIN)/ruff check lib tests tools book _ext
@@ -78,7 +93,7 @@ browser: $(PKG) chromium
 	$(BIN)/python -m lnbook.browser
 
 # notebooks before book: the build renders the outputs nbval recorded instead of re-executing
-test: lint unit notebooks coursework book browser
+test: lint unit notebooks coursework book public browser
 	@echo "make test: all checks passed"
 
 # the extras [book,test] install a working set-up without the lock: a new venv, torch from

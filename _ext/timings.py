@@ -15,6 +15,9 @@ is built.
 - ``library-times`` (``:budget:`` seconds): the library's budgets and
   ``python -m lnbook bench`` for both models, measured by the same script
   on a quiet machine.
+- ``measurement-log``: the dated measurements of ``make test``, the
+  benchmark and the sweeps, from ``book/_data/measurements.json``
+  (``python -m lnbook.measurements add`` appends one).
 
 Statuses are words, not emoji (a missing glyph would render as an empty
 box).
@@ -70,8 +73,13 @@ class Timing(SphinxDirective):
         node = TimingNode()
         node["kind"] = self.name
         node["budget"] = self.options.get("budget", 300)
+        data = (
+            "measurements"
+            if self.name == "measurement-log"
+            else ("chapter_times")
+        )
         node["data"] = str(
-            Path(self.env.srcdir) / "book" / "_data" / "chapter_times.json"
+            Path(self.env.srcdir) / "book" / "_data" / f"{data}.json"
         )
         self.env.note_dependency(
             node["data"]
@@ -220,6 +228,19 @@ def _library_times(path: str, budget) -> list[nodes.Node]:
     ]
 
 
+def _measurement_log(path: str) -> list[nodes.Node]:
+    entries = json.loads(Path(path).read_text())
+    return [
+        _table(
+            ["date", "commit", "measured", "value", "note"],
+            [
+                [e["date"], e["commit"], e["what"], e["value"], e["note"]]
+                for e in sorted(entries, key=lambda e: e["date"])
+            ],
+        )
+    ]
+
+
 class TimingTransform(SphinxPostTransform):
     default_priority = 8
 
@@ -229,6 +250,8 @@ class TimingTransform(SphinxPostTransform):
                 new = _exec_total(self.env, node["budget"])
             elif node["kind"] == "library-times":
                 new = _library_times(node["data"], node["budget"])
+            elif node["kind"] == "measurement-log":
+                new = _measurement_log(node["data"])
             else:
                 new = _chapter_times(node["data"], node["budget"])
             node.replace_self(new)
@@ -239,5 +262,6 @@ def setup(app):
     app.add_directive("exec-total", Timing)
     app.add_directive("chapter-times", Timing)
     app.add_directive("library-times", Timing)
+    app.add_directive("measurement-log", Timing)
     app.add_post_transform(TimingTransform)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -91,7 +91,39 @@ def test_ordering_rules():
     assert ordering(one_seed)[0] in ("seed-dependent", "inconclusive")
 
 
-def test_summary_counts_sources_apart():
+def test_an_ordering_on_one_seed_uses_the_spread_given():
+    """One seed has no spread of its own: its gaps are judged against the
+    spread of the same quantity elsewhere (the other reading of T)."""
+    one = {"T=100": [0.30], "T=2000": [0.296]}
+    assert ordering(one)[0] == "reproduced"  # no spread: any gap is clear
+    wide = {"T=100": 0.01, "T=2000": 0.009}
+    assert ordering(one, widths=wide)[0] == "inconclusive"
+    assert ordering(one, widths={"T=100": 0.001, "T=2000": 0.001})[0] == (
+        "reproduced"
+    )
+    flipped = {"T=100": [0.29], "T=2000": [0.296]}
+    assert ordering(flipped, widths=wide)[0] == "not reproduced"
+
+
+@pytest.mark.parametrize(
+    "holds, trend, status",
+    [
+        ((1, 1, 1), (1, 1, 1), "reproduced"),
+        ((0, 1, 0), (1, 1, 1), "partial"),
+        ((0, 0, 0), (1, 1, 1), "partial"),
+        ((0, 0, 0), (0, 0, 0), "not reproduced"),
+        ((0, 0, 0), (1, 0, 1), "seed-dependent"),
+        ((1, 0, 0), (1, 0, 0), "seed-dependent"),
+    ],
+)
+def test_an_ensemble_claim_can_be_partial(holds, trend, status):
+    """The ensemble rule with a weaker form: the trend towards the paper's
+    value held by every seed, the value itself not, is partial."""
+    values = (0.1, 0.2, 0.3)
+    assert over_seeds(values, holds, "x", trend)[1] == status
+
+
+def test_summary_counts_sources_apart_and_not_the_unmeasured():
     def r(source, status):
         return Result(
             "x", "", "", "", 0, "", status, "", "", source, "thm-4-1"
@@ -102,14 +134,16 @@ def test_summary_counts_sources_apart():
             r("paper", "reproduced"),
             r("book", "not reproduced"),
             r("paper", "seed-dependent"),
+            r("paper", "not measured"),
         ]
     )
     paper, book = text.split("; the book's")
     assert (
-        "the paper's claims (2): 1 reproduced" in paper
+        "the paper's claims (2 measured): 1 reproduced" in paper
         and "1 seed-dependent" in paper
+        and "1 not measured yet" in paper
     )
-    assert "own claims (1)" in book and "1 not reproduced" in book
+    assert "own claims (1 measured)" in book and "1 not reproduced" in book
 
 
 def test_epoch_sampling_is_passes_without_replacement():

@@ -104,3 +104,31 @@ def test_the_numbers_are_those_of_their_version(monkeypatch):
         np.testing.assert_allclose(
             got[name], want, rtol=1e-9, err_msg=f"{name}: raise NUMBERS"
         )
+
+
+def test_a_key_names_one_configuration():
+    """Two configurations have the same run key only if they are the same
+    run: every field, each model's own defaults (L, the target) included."""
+    from itertools import combinations
+
+    configs = [
+        TrainConfig(),
+        TrainConfig(model="looped"),
+        TrainConfig(model="looped", loops=3),
+        TrainConfig(model="looped", target="normalized"),
+        TrainConfig(target="unnormalized"),
+        TrainConfig(norm="none"),
+        TrainConfig(task="rotated"),
+        TrainConfig(d=8, n=16),
+        TrainConfig(snapshot_steps=(100, 300)),
+        TrainConfig(model="looped", snapshot_steps=(100, 300)),
+        TrainConfig(sampling="epochs", steps=156_000),
+        TrainConfig(seed=1),
+        TrainConfig(lr=0.05),
+        TrainConfig(dtype="float64"),
+    ]
+    for a, b in combinations(configs, 2):
+        same = dataclasses.asdict(a) == dataclasses.asdict(b)
+        assert (train.run_key(a) == train.run_key(b)) == same, (a, b)
+    assert "model=looped" in train.run_key(TrainConfig(model="looped"))
+    assert "loops" not in train.run_key(TrainConfig(model="looped"))

@@ -21,7 +21,7 @@ import torch
 
 from . import cache as _cache
 from . import engine, norms, optimisers, seeding
-from .config import DTYPES, TrainConfig
+from .config import DTYPES, MODEL_DEFAULTS, TrainConfig
 from .devices import available_memory, resolve_device
 from .history import History
 from .model import active_weights, structured
@@ -39,7 +39,8 @@ NUMBERS = 1
 def run_key(config: TrainConfig, shift: int | None = None) -> str:
     """The key of a training run, readable: the numbers version, the seed
     shift (``LNPOWER_SEED`` unless given) and every setting that differs
-    from ``TrainConfig(model=config.model)``'s, in the config's order, e.g.
+    from its default (L and the target from the model's), in the config's
+    order, e.g.
     ``numbers=1,shift=0,model=looped,task=rotated,seed=2``. A normalisation
     registered from outside the library adds a hash of its source.
 
@@ -48,12 +49,15 @@ def run_key(config: TrainConfig, shift: int | None = None) -> str:
     epoch reading costs up to an hour), while tests/test_numbers.py makes a
     change of numbers without a new version fail. A field added to
     ``TrainConfig`` whose default keeps the old numbers changes no key."""
-    base = TrainConfig(model=config.model)
+    # L and the target default per model (MODEL_DEFAULTS); the rest not
+    default, own = TrainConfig(), TrainConfig(model=config.model)
     settings = {
         f.name: getattr(config, f.name)
         for f in dataclasses.fields(config)
-        if getattr(config, f.name) != getattr(base, f.name)
-    }
+        if getattr(config, f.name)
+        != getattr(own if f.name in MODEL_DEFAULTS[config.model] else default,
+                   f.name)
+    }  # fmt: skip
     if config.norm != "none" and norms.module_of(config.norm) is None:
         code = norms.source(config.norm).encode()
         settings["norm_code"] = hashlib.sha256(code).hexdigest()[:12]

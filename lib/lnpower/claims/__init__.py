@@ -220,15 +220,21 @@ def expect(
 
 def summary(results: list[Result]) -> str:
     """Counts of each status, the paper's claims and the book's own apart:
-    ``the paper's claims (N): 40 reproduced, ...; the book's own ...``."""
+    ``the paper's claims (N measured): 40 reproduced, ...; 1 not
+    measured``. A claim not measured yet is not counted."""
     parts = []
     for source, name in SOURCES.items():
         mine = [r for r in results if r.source == source]
+        done = [r for r in mine if r.status != "not measured"]
         if mine:
+            counts = ", ".join(
+                f"{sum(r.status == s for r in done)} {s}"
+                for s in STATUSES
+                if s != "not measured"
+            )
+            waiting = len(mine) - len(done)
             parts.append(
-                f"{name} ({len(mine)}): "
-                + ", ".join(
-                    f"{sum(r.status == s for r in mine)} {s}" for s in STATUSES
-                )
+                f"{name} ({len(done)} measured): {counts}"
+                + (f"; {waiting} not measured yet" if waiting else "")
             )
     return "; ".join(parts)

@@ -8,6 +8,7 @@ shifts them all."""
 from __future__ import annotations
 
 from .. import cache as _cache
+from .. import seeding
 from ..cache import memo
 from ..config import paper_config
 from ..history import History
@@ -16,20 +17,28 @@ from ..train import fit_many
 
 ENSEMBLE = 5  # seeds per SGD configuration
 LOOPED_ENSEMBLE = 3  # seeds of the looped model (about 22 s a run on 2 cores)
+# seed bases pooled for a claim whose status changed with the base: 3 x 5
+POOLED_BASES = 3
 
 
 @memo
 def paper_runs(
-    model: str, seed: int = 0, wait: bool = True, **overrides
+    model: str,
+    seed: int = 0,
+    wait: bool = True,
+    shift: int | None = None,
+    **overrides,
 ) -> dict[str, History]:
     """SGD at the paper's settings for Task 1 and Task 2 (one seed), trained
     together and cached. ``wait=False``: raise ``lnpower.cache.Busy`` if
-    another process is training them now."""
+    another process is training them now. ``shift``: the seed shift
+    (default ``LNPOWER_SEED``)."""
     configs = [
         paper_config(model=model, task=t, seed=seed, **overrides)
         for t in TASKS
     ]
-    return dict(zip(TASKS, fit_many(configs, cache=True, wait=wait)))
+    runs = fit_many(configs, cache=True, wait=wait, shift=shift)
+    return dict(zip(TASKS, runs))
 
 
 def ensemble_size(model: str) -> int:
@@ -38,7 +47,7 @@ def ensemble_size(model: str) -> int:
 
 
 def ensemble(
-    model: str, size: int | None = None, **overrides
+    model: str, size: int | None = None, shift: int | None = None, **overrides
 ) -> dict[str, list[History]]:
     """``paper_runs`` for seeds 0..size-1 (default :func:`ensemble_size`):
     per task, one history per seed. Seeds that another process is training
@@ -50,7 +59,20 @@ def ensemble(
         for s in range(size):
             if s not in done:
                 try:
-                    done[s] = paper_runs(model, s, wait, **overrides)
+                    done[s] = paper_runs(model, s, wait, shift, **overrides)
                 except _cache.Busy:
                     pass
     return {t: [done[s][t] for s in range(size)] for t in TASKS}
+
+
+def pooled(
+    model: str, bases: int = POOLED_BASES, **overrides
+) -> dict[int, dict[str, list[History]]]:
+    """:func:`ensemble` under ``bases`` seed bases, the shift k of
+    ``LNPOWER_SEED`` and the next ones (k, k + 1, ...): ``{shift: {task:
+    [history per seed]}}``. For a claim whose status changed from one base
+    to another, judged on the pool (3 x 5 seeds)."""
+    k = seeding.shift()
+    return {
+        b: ensemble(model, shift=b, **overrides) for b in range(k, k + bases)
+    }

@@ -168,12 +168,13 @@ def at_fixed_point(h, task: str, target: str) -> tuple[bool, str]:
     )
 
 
-def test_loss_stderr(h) -> float:
+def test_loss_stderr(h, shift: int | None = None) -> float:
     """The standard error of a run's final test loss, a mean over its test
     set: the precision to which a measured loss can be compared with a
-    population value."""
+    population value. ``shift``: the seed shift the run was trained under
+    (default ``LNPOWER_SEED``)."""
     c = h.config
-    E, Y = train.dataset(c, "test")
+    E, Y = train.dataset(c, "test", shift)
     W, V = h.W.double(), h.V.double()
     y = model.predict(E.double(), W, V, c.loops, c.norm)
     losses = per_sample_loss(y, Y.double(), c.target)

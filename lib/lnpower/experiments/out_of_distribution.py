@@ -100,3 +100,48 @@ def ood_rate_improves():
         + ", ".join(f"{r:.3f}" for r in np.median(Rs, axis=0))
         + f"; power method {pm:.3f}; no LN (gamma1*) {R_star:.3f}",
     )
+
+
+def trained_violations(W, V, gamma: float, L_max: int = 25):
+    """For the trained weights (W, V) looped at inference on
+    :func:`test_points`: how many (test point, L) pairs fall below the lower
+    bound and above the upper bound of Theorems 4.6/4.7 at ``gamma``, and
+    of how many."""
+    below = above = total = 0
+    Ls = torch.arange(1, L_max + 1, dtype=torch.float64)[:, None]
+    for X, a in test_points().values():
+        err = torch.from_numpy(inference.loop_errors(W, V, X, a, L_max))
+        lo, hi, _ = inference.ood_bounds(X, a, Ls, gamma)
+        below += int((err < lo * (1 - 1e-9) - 1e-14).sum())
+        above += int((err > hi * (1 + 1e-9) + 1e-14).sum())
+        total += err.numel()
+    return below, above, total
+
+
+def ood_bounds_trained():
+    """The bounds of Theorems 4.6 and 4.7 at the learned gamma, checked on
+    the LN layer's trained weights at each snapshot (not on the structured
+    layer I + gamma S that the theorems describe), per seed."""
+    per_seed, rows = [], {T: [] for T in SNAPSHOTS}
+    for h in ensemble("layer")["sphere"]:
+        counts = [
+            trained_violations(*h.snapshots[T], float(h.product[T]))
+            for T in SNAPSHOTS
+        ]
+        for T, c in zip(SNAPSHOTS, counts):
+            rows[T].append(c)
+        per_seed.append(sum(b + a for b, a, _ in counts) / sum(
+            t for *_, t in counts))  # fmt: skip
+    per_seed = np.array(per_seed)
+    detail = "; ".join(
+        f"T = {T}: below the lower bound "
+        f"{100 * np.median([b / t for b, _, t in c]):.1f} %, above the upper "
+        f"{100 * np.median([a / t for _, a, t in c]):.1f} %"
+        for T, c in rows.items()
+    )
+    return over_seeds(
+        per_seed,
+        per_seed == 0,
+        "fraction of (test point, L) pairs outside the bounds per seed "
+        f"(median over seeds): {detail}",
+    )
