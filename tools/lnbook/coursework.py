@@ -15,8 +15,9 @@ wheel and the lock): a problem set must run where a student runs it.
   graded
   parts and 8 points, no error anywhere;
 - the student edition (``python -m lnbook assignments student``): zero,
-  every part "not attempted", and every cell outside the exercises still
-  runs;
+  every part "not attempted", every cell outside the exercises still
+  runs, and no test, visible or hidden, meets an undefined name (each stub
+  binds its part's answers);
 - seeded wrong answers (:data:`WRONG`: a factor of 2 off, a transposed
   matrix, the unnormalised target, ...): the part scores strictly between
   zero and full, or zero with the expected message, and every other part
@@ -245,6 +246,12 @@ def check_outcomes(chapter: str, res: dict, qs: list) -> list[str]:
         f"student: {q['question']} is {q['status']}"
         for q in stud["questions"]
         if q["status"] != "not attempted"
+    ]
+    problems += [  # every stub binds its answers: no test meets a NameError
+        f"student: a test of {q['question']} meets an undefined name: "
+        f"{' | '.join(q['messages'])[:300]}"
+        for q in stud["questions"]
+        if "NameError" in " ".join(q["messages"])
     ]
     for k, (part, _src, expected) in enumerate(WRONG.get(chapter, [])):
         r = res[f"wrong-{k}"]
