@@ -185,6 +185,16 @@ def test_every_check_is_a_function_of_its_chapters_module():
     assert set(report.CHAPTERS) == {c.module for c in LEDGER.values()}
 
 
+def test_a_stored_run_added_measures_the_claims_again(monkeypatch, tmp_path):
+    """A claim's key covers the runs stored with the library: a run stored
+    (or stored again) after a measurement gives every claim a new key."""
+    before = claim_keys()
+    real = claims.stored_runs
+    monkeypatch.setattr(claims, "stored_runs", lambda: real() + "x")
+    after = claim_keys()
+    assert all(after[i] != before[i] for i in before)
+
+
 def test_measuring_a_claim_with_another_module_is_refused():
     from lnpower.experiments import with_ln
 
@@ -196,7 +206,7 @@ def claim_keys() -> dict[str, str]:
     """Every claim's cache key, as :func:`lnpower.claims.measure` builds
     it."""
     return {
-        c.id: cache.code_key(report.CHAPTERS[c.module].__name__, claim=c.id)
+        c.id: claims.claim_key(c.id, report.CHAPTERS[c.module])
         for c in LEDGER.values()
     }
 

@@ -1,5 +1,5 @@
 """The engine against the model's own forward pass and autograd
-(lnpower.book.bench), for every normalisation in lnpower.norms."""
+(lnbook.bench), for every normalisation in lnpower.norms."""
 
 import pytest
 import torch

@@ -1,12 +1,13 @@
 """The normalisations of lnpower.norms: what each computes, that a
 registered one reaches the config, the model and the engine, and that a
-run's cache key covers its own normalisation's code only."""
+run's key carries the source of a normalisation registered from outside
+the library."""
 
 import pytest
 import torch
 from helpers import TINY_RUN
 
-from lnpower import model, norms, train
+from lnpower import norms, train
 from lnpower.config import TrainConfig
 from lnpower.tasks import generator
 
@@ -20,7 +21,7 @@ def _col_norm(Y):
 
 def test_layernorm_gives_unit_columns():
     torch.testing.assert_close(_col_norm(norms.get("layernorm")(Z)), ONES)
-    assert model.layer_norm is norms.get("layernorm").apply
+    assert norms.layernorm is norms.get("layernorm").apply
 
 
 def test_rmsnorm_gives_columns_of_norm_sqrt_features():

@@ -157,8 +157,9 @@ def test_a_band_is_promised_only_where_it_shows():
 
 
 HUES = re.compile(
-    r"""((?<!\[)["']C\d["']|["']#[0-9a-fA-F]{6}["']|color\s*=\s*["'](?![k0w]|gray|0\.)"""
-    r"""[a-z]+["'])"""
+    r"""((?<!\[)["']C\d["']"""  # the default cycle, not a dict's key
+    r"""|["']#[0-9a-fA-F]{6}["']"""  # a hex code
+    r"""|color\s*=\s*["'](?![k0w]|gray|0\.)[a-z]+["'])"""  # a named hue
 )
 
 

@@ -215,7 +215,7 @@ def test_claim_measured_once_per_code(tmp_path, monkeypatch):
         (tmp_path / "claim")
         .iterdir()
         .__next__()
-        .name.startswith("claim=t-claim,shift=")
+        .name.startswith("claim=t-claim,stored=")
     )
     claims.measure("t-claim", with_ln, cache=None)
     assert len(calls) == 2

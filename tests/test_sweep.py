@@ -192,3 +192,21 @@ def test_the_sweep_command_reports_each_failure_on_its_line(
         and "1000000" in (lines[-1])
     )
     assert out.read_text().count("\n") == 3
+
+
+def test_an_unreachable_scheduler_is_one_line_and_status_2(tmp_path):
+    """``sweep --scheduler`` where no scheduler listens: one line naming
+    the address, exit status 2, no traceback."""
+    import os
+
+    address = "tcp://127.0.0.1:9"  # the discard port: nothing answers
+    sets = [f"--set={k}={v}" for k, v in TINY_RUN.items()]
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    r = subprocess.run(
+        [sys.executable, "-m", "lnpower", "sweep", "--grid", "lr=0.1",
+         *sets, "--scheduler", address, "--out", str(tmp_path / "t.csv")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert address in lines[0] and "Traceback" not in r.stderr

@@ -118,7 +118,7 @@ def test_predict_is_the_last_column_of_looped(L, ln):
         0.3 * torch.randn(10, 10, generator=g, dtype=torch.float64)
         for _ in range(2)
     )
-    norm = model.layer_norm if ln else None
+    norm = "layernorm" if ln else None
     full = model.output(model.looped(E, W, V, L, norm))
     torch.testing.assert_close(
         model.predict(E, W, V, L, norm), full, rtol=1e-12, atol=1e-12

@@ -196,7 +196,7 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     run = dynamics.run(tab, 0.0, 1.0, 0.1, 3000, [10, 3000], cache=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "draw",
-        "run",
+        "dynamics",
         "table",
     ]
     (entry,) = (tmp_path / "draw").iterdir()  # a key a reader can follow

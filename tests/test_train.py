@@ -168,7 +168,7 @@ def test_cache_returns_identical_history(tmp_path):
 
 def test_adam_matches_torch_optim_adam():
     """fit's Adam is torch.optim.Adam: the same batches through autograd
-    (lnpower.bench's naive model) and torch.optim.Adam give the same weights
+    (lnbook.bench's naive model) and torch.optim.Adam give the same weights
     after 30 steps."""
     from lnbook import bench
 

@@ -1,7 +1,8 @@
 """lnpower: the library of the executable book on *Looped Transformers with
 Layer Normalization Provably Learn the Power Method* (Wu, Zhang, Cao).
 
-Three layers, each importing only the ones above it:
+Three layers; each imports only from the layers before it and from the
+modules "around them" at the end:
 
 The science and the training (what a chapter on models and training uses)
 

@@ -7,12 +7,15 @@ A key says what the result is, so that a reader can find it with ``ls``:
 - a training run's key is built by one function,
   :func:`lnpower.train.run_key`: the numbers version of the training code,
   the seed shift and the settings that differ from the defaults, e.g.
-  ``fit/numbers=1,shift=0,model=looped,task=rotated,seed=2``;
+  ``fit/numbers=1,shift=0,task=rotated,model=looped,seed=2`` (the
+  settings in the order of ``TrainConfig``'s fields; the run's
+  ``history.pt`` holds its whole configuration);
 - any other result's key is :func:`code_key`: its inputs spelled out, the
   seed shift and a short hash of the code that computes it (the module that
   asks and every library module it imports, docstrings, comments and layout
   aside; and the torch version), e.g.
-  ``claim/ln-zero-blocks,shift=0,code=3fa2c1d9e0b4``. Editing that code
+  ``claim/claim=ln-zero-blocks,stored=...,shift=0,code=3fa2c1d9e0b4``.
+  Editing that code
   computes the result again; editing any other module does not.
 
 Entries are written to a temporary folder and renamed into place: an
@@ -297,6 +300,14 @@ def put(kind: str, key: str, result, save, cache=True) -> None:
     if entry is not None and not (entry / "done").exists():
         entry.parent.mkdir(parents=True, exist_ok=True)
         _store(entry, result, save)
+
+
+def forget(kind: str, key: str, cache=True) -> None:
+    """Remove a stored entry (a result that must be computed again next
+    time)."""
+    entry = _entry(kind, key, cache)
+    if entry is not None and entry.exists():
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 _HELD: set[Path] = set()  # entries whose lock this process holds

@@ -253,7 +253,15 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "stored-runs",
         help="train the stored runs at the epoch reading of T "
-        "again and write them beside the library (about 40 min on 2 cores)",
+        "again and write them beside the library (from a clone of the "
+        "repository: the runs ship with the package)",
+    )
+    s.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the seed of the runs (default 0; the looped model also has "
+        "1 and 2)",
     )
     s.add_argument(
         "--name",
@@ -390,10 +398,14 @@ def cmd_stored_runs(args) -> dict:
     from .experiments import epoch_runs
 
     names = args.name or [*epoch_runs.NAMES, "where"]
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
     for n in names:
         if n != "where":
             epoch_runs.configs(n)  # an unknown name fails here, first
-    written = epoch_runs.regenerate([n for n in names if n != "where"])
+    written = epoch_runs.regenerate(
+        [n for n in names if n != "where"], seed=args.seed
+    )
     if "where" in names:
         from .experiments import where
 

@@ -72,7 +72,7 @@ def run(
             steps=steps,
             record=_cache.fingerprint(rec),
         )
-        out = _cache.arrays("run", key, compute, cache)
+        out = _cache.arrays("dynamics", key, compute, cache)
     else:
         out = compute()
     return out["t"], out["w"], out["v"]

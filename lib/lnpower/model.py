@@ -14,10 +14,6 @@ from collections.abc import Callable
 import torch
 
 from .norms import resolve
-from .norms.layernorm import layernorm
-
-# the paper's LN (§3.2), defined with the other normalisations in lnpower.norms
-layer_norm = layernorm
 
 Norm = Callable[[torch.Tensor], torch.Tensor] | str | None
 

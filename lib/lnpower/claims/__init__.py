@@ -20,6 +20,7 @@ and editing one chapter's module measures only that chapter's claims again.
 from __future__ import annotations
 
 import functools
+import hashlib
 import textwrap
 import tomllib
 from dataclasses import asdict, dataclass
@@ -149,7 +150,8 @@ def ledger() -> dict[str, Claim]:
 def measure(id: str, module: ModuleType, cache=True) -> Result:
     """Measure the claim ``id`` with its check, a function of ``module``
     (its chapter's module of ``lnpower.experiments``). The measurement is
-    kept in the cache under ``claim/ID,shift=K,code=...``."""
+    kept in the cache under ``claim/claim=ID,stored=...,shift=K,code=...``
+    (a status of *not measured* is not kept)."""
     if id not in ledger():
         raise ValueError(f"unknown claim {id!r}; known: {sorted(ledger())}")
     c = ledger()[id]
@@ -172,14 +174,34 @@ def measure(id: str, module: ModuleType, cache=True) -> Result:
         spread = out[3].as_dict() if len(out) > 3 else None
         return [measured, status, detail, spread]
 
-    key = _cache.code_key(module.__name__, claim=id)
+    key = claim_key(id, module)
     measured, status, detail, spread = _cache.values(
         "claim", key, compute, cache
     )
+    if status == "not measured":  # its data may come: never kept
+        _cache.forget("claim", key, cache)
     return Result(
         c.id, c.where, c.statement, c.paper, measured, c.tolerance, status,
         detail, c.chapter, c.source, c.ref, spread,
     )  # fmt: skip
+
+
+def stored_runs() -> str:
+    """A short hash of the records of the runs stored with the library
+    (``lnpower/stored_runs/*.json``: their keys, hence their numbers): part
+    of every claim's key."""
+    folder = Path(__file__).parents[1] / "stored_runs"
+    h = hashlib.sha256()
+    for path in sorted(folder.glob("*.json")):
+        h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def claim_key(id: str, module: ModuleType) -> str:
+    """The cache key of a claim's measurement: the code of its chapter's
+    module and of what that imports (:func:`lnpower.cache.code_key`), and
+    the runs stored with the library, which a check may read."""
+    return _cache.code_key(module.__name__, claim=id, stored=stored_runs())
 
 
 class UnexpectedStatus(RuntimeError):

@@ -21,23 +21,11 @@ from ..experiments import (
 )
 from . import Result, ledger, measure
 
+# the modules imported above, by the name the ledger's checks use
 CHAPTERS = {
-    m.__name__.rpartition(".")[2]: m
-    for m in (
-        principal_components,
-        transformer,
-        looped_power_method,
-        without_ln,
-        with_ln,
-        out_of_distribution,
-        experiments_looped,
-        experiments_layer,
-        experiments_grid,
-        beyond,
-        beyond_training,
-        where,
-        proof_looped,
-    )
+    name: module
+    for name, module in locals().items()
+    if getattr(module, "__name__", "").startswith("lnpower.experiments.")
 }
 
 

@@ -11,7 +11,8 @@ and a JSON record of its key (:func:`lnpower.train.run_key`, the key the
 training cache uses), its configuration, the machine and the wall time.
 :func:`load` refuses a stored run whose key is not what the code asks for
 now; ``python -m lnpower stored-runs`` trains them again and writes them
-there. Stored runs are of seed 0 and not shifted by ``LNPOWER_SEED``.
+there. Stored runs are of seed 0 (the looped model's of seeds 0 to 2, as
+many as are stored) and not shifted by ``LNPOWER_SEED``.
 """
 
 from __future__ import annotations
