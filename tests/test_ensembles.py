@@ -68,8 +68,18 @@ def test_spread_rule(holds, status):
     assert s.status() == status
     assert s.quantiles()[0] == pytest.approx(0.2)
     assert s.as_dict()["fraction"] == pytest.approx(sum(holds) / 3)
-    measured, st, detail, sp = over_seeds([0.1, 0.2, 0.3], holds, "x")
+    measured, st, detail, sp = over_seeds(
+        [0.1, 0.2, 0.3], holds, quantity="the gap", detail="x"
+    )
     assert st == status and f"holds for {sum(holds)} of 3" in detail
+    assert detail.startswith("the gap, per seed: median 0.2 ")
+    assert detail.endswith("; x")
+
+
+def test_an_ensemble_value_is_named():
+    """Every number printed for an ensemble says what it is."""
+    with pytest.raises(ValueError, match="the quantity its values measure"):
+        over_seeds([0.1], [True], quantity="")
 
 
 def test_spread_refuses_mismatch():
@@ -120,7 +130,7 @@ def test_an_ensemble_claim_can_be_partial(holds, trend, status):
     """The ensemble rule with a weaker form: the trend towards the paper's
     value held by every seed, the value itself not, is partial."""
     values = (0.1, 0.2, 0.3)
-    assert over_seeds(values, holds, "x", trend)[1] == status
+    assert over_seeds(values, holds, quantity="x", trend=trend)[1] == status
 
 
 def test_summary_counts_sources_apart_and_not_the_unmeasured():

@@ -86,11 +86,13 @@ class Spread:
             return "not reproduced"
         return "seed-dependent"
 
-    def text(self) -> str:
+    def text(self, quantity: str) -> str:
+        """``quantity`` per seed, its median and spread over the seeds,
+        and for how many the sentence holds."""
         m, lo, hi = self.quantiles()
         return (
-            f"{self.seeds} seeds: median {m:.4g} (10-90 %: {lo:.4g} to "
-            f"{hi:.4g}); "
+            f"{quantity}, per seed: median {m:.4g} (10-90 %: {lo:.4g} to "
+            f"{hi:.4g}) over {self.seeds} seeds; "
             f"holds for {self.passed} of {self.seeds}"
         )
 
@@ -106,17 +108,20 @@ class Spread:
 
 
 def over_seeds(
-    values, holds, detail: str = "", trend=None
+    values, holds, *, quantity: str, detail: str = "", trend=None
 ) -> tuple[float, str, str, Spread]:
     """What an ensemble claim's check returns: the median, the status by
-    :meth:`Spread.status`, the detail (prefixed by the spread) and the
-    spread. ``trend``: per seed, whether the weaker form holds."""
+    :meth:`Spread.status`, the detail (``quantity``, what one value per seed
+    is, then the spread, then ``detail``) and the spread. ``trend``: per
+    seed, whether the weaker form holds."""
+    if not quantity:
+        raise ValueError("over_seeds needs the quantity its values measure")
     sp = Spread(
         tuple(float(v) for v in values),
         tuple(bool(h) for h in holds),
         None if trend is None else tuple(bool(t) for t in trend),
     )
-    text = sp.text() + (f"; {detail}" if detail else "")
+    text = sp.text(quantity) + (f"; {detail}" if detail else "")
     return round(sp.quantiles()[0], 4), sp.status(), text, sp
 
 

@@ -58,7 +58,8 @@ def beyond_random_init():
     return over_seeds(
         drops,
         (drops > 10) & (losses < 0.05) & (final > 0.1),
-        "factor by which the residual falls; test losses "
+        quantity="the factor by which the structure residual falls",
+        detail="test losses "
         + ", ".join(f"{x:.4f}" for x in losses),
     )
 

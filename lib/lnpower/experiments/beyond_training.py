@@ -159,8 +159,8 @@ def beyond_adam_follows_population():
     return over_seeds(
         err,
         err < 0.03,
-        f"largest relative difference per seed (population "
-        f"alpha {w[i]:.3f}, beta {v[i]:.3f})",
+        quantity="the largest relative difference from the population",
+        detail=f"population alpha {w[i]:.3f}, beta {v[i]:.3f}",
     )
 
 
@@ -172,8 +172,9 @@ def beyond_adam_balance():
     return over_seeds(
         ratios,
         (ratios < 0.5) & (late < 0.9),
-        f"Adam's alpha/beta at T = 2000 per seed; SGD's (median of 5 seeds) "
-        f"{sgd:.3f}; population Adam at t = 10^5: {late:.3f}",
+        quantity="Adam's alpha/beta at T = 2000",
+        detail=f"SGD's (median of 5 seeds) {sgd:.3f}; population Adam at "
+        f"t = 10^5: {late:.3f}",
     )
 
 
@@ -208,6 +209,7 @@ def beyond_norm_gain():
     return (
         round(ratio, 4),
         verdict(ok),
+        f"test loss of RMSNorm + gain over LN's: {ratio:.4f}; "
         f"test loss: LN {ln['test_loss']:.4f}, RMSNorm + gain "
         f"{rms_g['test_loss']:.4f}, RMSNorm "
         f"{rms['test_loss']:.2f} (cosine {rms['cosine']:.4f})",
@@ -226,8 +228,8 @@ def beyond_norm_centring():
     return (
         round(ratio, 4),
         verdict(ok),
-        f"LayerNorm: cosine {bare['cosine']:.3f}, residual "
-        f"{bare['residual']:.3f}; with gain "
-        f"and bias: test loss {full['test_loss']:.4f} against LN "
-        f"{ln['test_loss']:.4f}",
+        f"test loss of LayerNorm with gain and bias over the paper's LN's: "
+        f"{ratio:.4f} ({full['test_loss']:.4f} against "
+        f"{ln['test_loss']:.4f}); LayerNorm without them: cosine "
+        f"{bare['cosine']:.3f}, residual {bare['residual']:.3f}",
     )

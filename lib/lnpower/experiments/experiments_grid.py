@@ -46,7 +46,8 @@ def fig3_no_gap():
     return over_seeds(
         worst,
         np.array(worst) < 0.1,
-        "11 configurations; the largest gap of each seed at: "
+        quantity="the largest relative test-train gap of 11 configurations",
+        detail="the largest gap of each seed at: "
         f"{'; '.join(where)}",
     )
 
@@ -57,8 +58,9 @@ def fig3_no_gap_epochs():
     return over_seeds(
         [worst],
         [worst < 0.1],
-        f"{len(gaps)} configurations; the largest gap "
-        f"{100 * worst:.1f} % at {TASK_NAMES[t]}, d={d}, n={n}",
+        quantity=f"the largest relative test-train gap of {len(gaps)} "
+        "configurations",
+        detail=f"at {TASK_NAMES[t]}, d={d}, n={n}",
     )
 
 
@@ -80,6 +82,6 @@ def fig3_losses_decay():
     return over_seeds(
         worst,
         holds,
-        "the largest ratio of a loss to the one a decade earlier, over the "
-        "11 configurations and both losses, per seed",
+        quantity="the largest ratio of a loss to the one a decade earlier, "
+        "over the 11 configurations and both losses",
     )

@@ -69,7 +69,8 @@ def fig4_growth_sixth_epochs():
     return over_seeds(
         worst,
         np.array(worst) <= 0.2,
-        "SGD seed 0: "
+        quantity="the worst relative distance of the four slopes from 1/6",
+        detail="SGD seed 0: "
         + "; ".join(
             f"{TASK_NAMES[t]}: alpha {x:.3f}, beta {y:.3f}"
             for t, (x, y) in med.items()
@@ -161,8 +162,9 @@ def _fig5_exponential(reading: str):
     return over_seeds(
         deficit,
         deficit <= R2_MARGIN,
-        "worst EV deficit per seed against I + gamma S at the snapshot's "
-        "gamma; median EV, snapshot against structured layer: "
+        quantity="the worst EV deficit against I + gamma S at the "
+        "snapshot's gamma",
+        detail="median EV, snapshot against structured layer: "
         + "; ".join(rows)
         + "; against the power method the worst deficit is "
         f"{np.max(against_pm):.3f}",
@@ -247,7 +249,8 @@ def figs6_7_fixed_points():
     return over_seeds(
         ok.astype(float),
         ok,
-        "the value is 1 where all four runs hold; " + "; ".join(rows),
+        quantity="1 where all four runs hold, else 0",
+        detail="; ".join(rows),
     )
 
 
@@ -261,7 +264,12 @@ def figs6_7_fixed_points_epochs():
                 f"{TASK_NAMES[t]}/{spelled(target)}: "
                 f"{'holds' if fine else 'fails'} ({text})"
             )
-    return over_seeds([float(ok)], [ok], "; ".join(rows))
+    return over_seeds(
+        [float(ok)],
+        [ok],
+        quantity="1 where all four runs hold, else 0",
+        detail="; ".join(rows),
+    )
 
 
 def fig4_off_diagonals():
@@ -284,7 +292,8 @@ def fig4_off_diagonals():
     return over_seeds(
         level,
         (level < STRUCTURE) & falling,
-        "worst residual at T per seed; falling over the last decade for "
+        quantity="the worst structure residual at T",
+        detail="falling over the last decade for "
         f"{int(falling.sum())} of {len(level)} seeds",
         trend=level < STRUCTURE,
     )

@@ -58,7 +58,8 @@ def looped_diagonal():
     return over_seeds(
         level,
         (level < STRUCTURE) & falling,
-        f"worst residual at T per seed; falling over the last decade for "
+        quantity="the worst structure residual at T",
+        detail=f"falling over the last decade for "
         f"{int(falling.sum())} of {len(level)} seeds; largest residual during "
         f"training, median over seeds {np.median(peak):.3f}",
     )
@@ -84,8 +85,8 @@ def looped_overfits():
     return over_seeds(
         gaps,
         np.array(gaps) > 0.05,
-        "smaller relative gap of the two tasks "
-        "per seed; median train and test loss: "
+        quantity="the smaller relative test-train gap of the two tasks",
+        detail="median train and test loss: "
         + "; ".join(
             f"{TASK_NAMES[t]} {a:.4f} and {b:.4f}" for t, (a, b) in med.items()
         ),
@@ -142,7 +143,8 @@ def fig1_growth_quarter_epochs():
     return over_seeds(
         worst,
         worst <= 0.2,
-        "worst distance of the four slopes per seed; seed 0: "
+        quantity="the worst relative distance of the four slopes from 1/4",
+        detail="seed 0: "
         + "; ".join(rows),
     )
 
@@ -185,7 +187,8 @@ def g3_exponential():
     return over_seeds(
         deficit,
         (deficit <= R2_MARGIN) & falls,
-        "worst EV deficit per seed; median EV "
+        quantity="the worst EV deficit against the power method",
+        detail="median EV "
         + "; ".join(rows)
         + f"; error falls from L = 10 to 25 for {int(falls.sum())} seeds",
     )
@@ -215,7 +218,8 @@ def g3_exponential_epochs():
     return over_seeds(
         deficit,
         (deficit <= R2_MARGIN) & falls,
-        "worst EV deficit per seed; median EV "
+        quantity="the worst EV deficit against the power method",
+        detail="median EV "
         + "; ".join(rows)
         + f"; falls from L = 10 to 25 for {int(falls.sum())} seeds; seed 0: "
         + medians,
@@ -241,7 +245,8 @@ def g3_exponential_population_epochs():
     return (
         round(max(deficit), 4),
         verdict(max(deficit) <= R2_MARGIN),
-        "; ".join(rows),
+        f"the worst EV deficit against the power method {max(deficit):.4f}; "
+        + "; ".join(rows),
     )
 
 
@@ -252,7 +257,8 @@ def ood_fixed_direction():
     return over_seeds(
         agree,
         (agree < 0.01) & (corr < -0.5),
-        f"median relative difference per seed; rank correlation "
+        quantity="the median relative difference of the two directions",
+        detail=f"rank correlation "
         f"{corr.min():+.2f} to {corr.max():+.2f}; U-shaped curves over 25 "
         f"loops: {100 * np.median([m['u_fraction'] for m in ms]):.1f} % of "
         f"{ms[0]['points']} matrices (median over seeds)",
@@ -273,6 +279,7 @@ def beyond_depth():
     return over_seeds(
         gains,
         (gains > 1) & (gains < predicted / 10),
-        f"error ratio L'=10 to 60 of the trained model; structured layer "
+        quantity="the error ratio L'=10 to 60 of the trained model",
+        detail=f"structured layer "
         f"{predicted.min():.2f} to {predicted.max():.2f}",
     )

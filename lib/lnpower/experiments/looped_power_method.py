@@ -22,6 +22,7 @@ def looped_loss_limit():
     return (
         round(gap, 5),
         verdict(0 <= gap < 0.01 and l_inf > 0),
+        f"L_10(rho_(10^6)) / L_10^(inf) - 1 = {gap:.5f}: "
         f"L_10(rho_(10^6)) = {l_end:.4f}, L_10^(inf) = {l_inf:.4f}",
     )
 
@@ -32,7 +33,12 @@ def looped_rho_increment():
     ratio = dynamics.power_increment(tab, w[-1], v[-1], PAPER.lr, 2) / (
         4 * PAPER.lr * c_L / PAPER.d
     )
-    return round(ratio, 4), within(ratio, 1.0, 0.02), f"c_L = {c_L:.4f}"
+    return (
+        round(ratio, 4),
+        within(ratio, 1.0, 0.02),
+        f"the increment of rho over 4 eta c_L / d: {ratio:.4f} "
+        f"(c_L = {c_L:.4f})",
+    )
 
 
 def looped_growth_exponents():

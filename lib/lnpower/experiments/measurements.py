@@ -5,6 +5,8 @@ fixed point (Figs. 6-7) and the precision of a test loss."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from .. import dynamics, model, theory, train
@@ -74,7 +76,9 @@ def growth_claim(model: str, power: float):
     return over_seeds(
         worst,
         worst <= 0.2,
-        "median slopes "
+        quantity=f"the worst relative distance of the four slopes from "
+        f"{Fraction(power).limit_denominator(12)}",
+        detail="median slopes "
         + "; ".join(
             f"{TASK_NAMES[t]}: {a} {x:.3f}, {b} {y:.3f}"
             for t, (x, y) in med.items()
@@ -132,7 +136,7 @@ def zero_blocks_over_seeds(model: str):
         for pair in zip(*ensemble(model).values())
     ]
     return over_seeds(
-        m, np.array(m) == 0, "largest entry of the zero blocks per seed"
+        m, np.array(m) == 0, quantity="the largest entry of the zero blocks"
     )
 
 

@@ -71,7 +71,7 @@ def ood_bounds():
     return (
         bad,
         verdict(bad == 0),
-        f"{total} checks; learned gammas "
+        f"{bad} of {total} checks outside the bounds; learned gammas "
         f"{', '.join(f'{g:.3f}' for g in gammas)}",
     )
 
@@ -96,7 +96,8 @@ def ood_rate_improves():
     return over_seeds(
         Rs[:, -1],
         holds,
-        "median R at T = 100, 300, 2000 (median over seeds): "
+        quantity="the contraction R at T = 2000 (median over test points)",
+        detail="median R at T = 100, 300, 2000 (median over seeds): "
         + ", ".join(f"{r:.3f}" for r in np.median(Rs, axis=0))
         + f"; power method {pm:.3f}; no LN (gamma1*) {R_star:.3f}",
     )
@@ -142,6 +143,6 @@ def ood_bounds_trained():
     return over_seeds(
         per_seed,
         per_seed == 0,
-        "fraction of (test point, L) pairs outside the bounds per seed "
-        f"(median over seeds): {detail}",
+        quantity="the fraction of (test point, L) pairs outside the bounds",
+        detail=f"median over seeds: {detail}",
     )

@@ -217,7 +217,7 @@ def where_ln_recursion():
         "LN layer", lambda r: abs(r["product"] / r["ln_gamma_T"] - 1)
     )
     return over_seeds(
-        dev, dev < 0.1, "value: the largest relative deviation of a seed"
+        dev, dev < 0.1, quantity="the largest relative deviation"
     )
 
 
@@ -235,7 +235,7 @@ def where_no_ln_gap():
     return (
         round(last, 4),
         verdict(falling and last > 0.05),
-        "L* from n = d/2 to 8d: "
+        f"the smallest L* at n = 8d: {last:.4f}; L* from n = d/2 to 8d: "
         + "; ".join(
             f"d = {d}: {g[0]:.3f} to {g[-1]:.3f}" for d, g in gaps.items()
         ),
@@ -245,5 +245,7 @@ def where_no_ln_gap():
 def where_looped_rate():
     ratio = per_seed("looped", lambda r: r["learned_rate"] / r["power_rate"])
     return over_seeds(
-        ratio, ratio < 0.75, "value: a seed's largest learned / power rate"
+        ratio,
+        ratio < 0.75,
+        quantity="the largest ratio of learned to power-method rate",
     )

@@ -36,8 +36,8 @@ def ln_sgd_follows_population():
     return over_seeds(
         worst,
         worst < 0.02,
-        "worst |SGD/population - 1| per seed; median "
-        "ratio "
+        quantity="the worst |SGD/population - 1| of gamma",
+        detail="median ratio "
         + ", ".join(
             f"{TASK_NAMES[t]} {np.median(r):.4f}" for t, r in ratio.items()
         ),
@@ -123,7 +123,8 @@ def ln_gamma_cubed_rate():
     return (
         round(float(limit), 4),
         within(limit, 1.0, 0.01),
-        "along the trajectory at t = 10^3..10^6: "
+        f"the ratio extrapolated to gamma = inf: {limit:.4f}; along the "
+        "trajectory at t = 10^3..10^6: "
         + ", ".join(f"{x:.3f}" for x in along),
     )
 
@@ -146,7 +147,8 @@ def ln_exponent_excess():
     return (
         round(spread, 4),
         verdict(spread < 0.15 and min(vals) > 0),
-        "(p - 1/3) gamma near t = 10^4, 10^5, 3x10^5: "
+        f"the largest relative spread of (p - 1/3) gamma: {spread:.4f}; "
+        "its values near t = 10^4, 10^5, 3x10^5: "
         + ", ".join(f"{v:.4f}" for v in vals),
     )
 

@@ -26,8 +26,9 @@ def kappa_closed_forms():
     return (
         round(k["kappa2"].value, 4),
         verdict(z <= 4),
-        f"Task 1 ({BIG:,} draws of its own): kappa1, kappa2 within "
-        f"{z:.2f} standard errors of n/d, n(n+d-1)/d^2",
+        f"Task 1 ({BIG:,} draws of its own): kappa2 = "
+        f"{k['kappa2'].value:.4f}; kappa1, kappa2 within {z:.2f} standard "
+        "errors of n/d, n(n+d-1)/d^2",
     )
 
 
@@ -68,7 +69,8 @@ def no_ln_gamma_star():
     return over_seeds(
         devs,
         devs < 0.02,
-        f"worst of the four runs per seed, {POOLED_BASES} seed bases pooled",
+        quantity="|gamma~_500 / gamma* - 1|, worst of the four runs",
+        detail=f"{POOLED_BASES} seed bases pooled",
     )
 
 
@@ -96,8 +98,8 @@ def no_ln_loss_floor():
     return over_seeds(
         np.max(devs, axis=0),
         np.all(ok, axis=0),
-        f"worst relative distance per seed, {POOLED_BASES} seed bases "
-        "pooled; " + "; ".join(rows),
+        quantity="the worst relative distance of a loss from L*",
+        detail=f"{POOLED_BASES} seed bases pooled; " + "; ".join(rows),
     )
 
 
@@ -200,6 +202,6 @@ def no_ln_departure_generalises():
     return over_seeds(
         ratio,
         ratio < 0.99,
-        f"the larger of train and test loss over "
-        f"L1(gamma1*) = {L1:.4f}, per seed",
+        quantity=f"the larger of train and test loss over L1(gamma1*) = "
+        f"{L1:.4f}",
     )
