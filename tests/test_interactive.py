@@ -145,44 +145,66 @@ def _history(steps, seed=0, d=3):
     return h
 
 
-def test_snapshot_data_is_each_matrix_over_its_max_in_percent():
+def test_encode_is_each_matrix_over_its_max_one_character_an_entry():
+    assert len(ia.ALPHABET) == 2 * ia.LEVELS + 1 == 91
+    assert not set("\"'\\ ") & set(ia.ALPHABET)  # safe in a JS string
+    M = torch.tensor([[2.0, -1.1], [0.0, 0.03]])
+    codes = ia.encode(M)
+    assert len(codes) == 4
+    assert np.allclose(ia.decode(codes, 2), [[1, -25 / 45], [0, 1 / 45]])
+    assert ia.decode(ia.encode(torch.zeros(3, 3)), 3).max() == 0
+
+
+def test_snapshot_data_every_run_task_step_and_matrix():
     steps = [0, 1, 10, 100]
-    data = ia.snapshot_data(
-        {"Task 1": _history(steps), "Task 2": _history(steps, 1)}
-    )
-    assert data["steps"] == {"Task 1": steps, "Task 2": steps}
-    assert len(data["rows"]) == 2 * len(steps) * 2
+    runs = {
+        "LN": {"Task 1": _history(steps), "Task 2": _history(steps, 1)},
+        "no LN": {"Task 1": _history(steps, 2)},
+    }
+    data = ia.snapshot_data(runs)
+    assert data["steps"] == steps
+    assert len(data["rows"]) == 3 * len(steps) * 2
     for row in data["rows"]:
-        pct = np.array(row["pct"])
-        assert row["size"] == 6 and pct.shape == (36,)
-        assert np.abs(pct).max() == (0 if row["k"] == 0 else 100)
-    W = _history(steps).snapshots[10][0]
+        M = ia.decode(row["codes"], row["size"])
+        assert row["size"] == 6 and M.shape == (6, 6)
+        assert np.abs(M).max() == (0 if row["k"] == 0 else 1)
+    W = runs["no LN"]["Task 1"].snapshots[10][0]
     row = next(
         r for r in data["rows"]
-        if (r["task"], r["k"], r["m"]) == ("Task 1", 2, "W")
+        if (r["run"], r["task"], r["k"], r["m"]) == ("no LN", "Task 1", 2, "W")
     )  # fmt: skip
-    want = torch.round(100 * W / W.abs().max()).flatten().tolist()
-    assert row["pct"] == want  # row-major: entry (i, j) at i * size + j
+    got = ia.decode(row["codes"], 6)  # row-major: (i, j) at i * 6 + j
+    assert np.abs(got - (W / W.abs().max()).numpy()).max() <= 0.5 / 45
+    other = {
+        "a": {"Task 1": _history(steps)},
+        "b": {"Task 1": _history([0, 5])},
+    }
+    with pytest.raises(ValueError, match="other logged steps"):
+        ia.snapshot_data(other)
 
 
-def test_snapshot_scrubber_slider_and_colours():
+def test_snapshot_scrubber_controls_and_colours():
     steps = [0, 1, 10, 100]
-    data = ia.snapshot_data({"Task 1": _history(steps)})
-    spec = ia.snapshot_scrubber(data).to_dict()
-    k = next(p for p in spec["params"] if p["name"] == "k")
-    assert k["bind"]["input"] == "range" and k["bind"]["max"] == 3
-    assert k["value"] == 3  # starts at the end of training, as Fig. 4
+    data = ia.snapshot_data(
+        {
+            "LN": {"Task 1": _history(steps)},
+            "no LN": {"Task 1": _history(steps, 1)},
+        }
+    )
+    spec = ia.snapshot_scrubber(data, ", seed 0").to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["k"]["bind"]["input"] == "range"
+    assert params["k"]["bind"]["max"] == 3
+    assert params["k"]["value"] == 3  # opens at the end of training (Fig. 4)
+    assert params["run"]["bind"]["options"] == ["LN", "no LN"]
+    assert params["run"]["value"] == "LN"
+    assert params["task"]["bind"]["options"] == ["Task 1"]
     colour = [
         d["scale"] for d in _walk(spec)
         if d.get("field") == "value" and "scale" in d
     ]  # fmt: skip
-    assert (
-        colour
-        == [{"domain": [-1, 1], "reverse": True, "scheme": "redblue"}] * 2
-    )
-    other = ia.snapshot_data({"a": _history(steps), "b": _history([0, 5])})
-    with pytest.raises(ValueError, match="different steps"):
-        ia.snapshot_scrubber(other)
+    want = {"domain": [-1, 1], "reverse": True, "scheme": "redblue"}
+    assert colour == [want, want]
 
 
 def test_vega_html_fetches_nothing_and_is_stable(rho, monkeypatch):

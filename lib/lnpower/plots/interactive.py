@@ -256,8 +256,8 @@ def rho_explorer(
     )
     colour = _task_colour(shown)
     panel = (width - 3 * 75) // 3
-    curve = alt.Data(values=curves)
-    limits = alt.Data(values=data["limits"])
+    curve = alt.InlineData(values=curves)
+    limits = alt.InlineData(values=data["limits"])
     on_task = "datum.task == task"
 
     def ranges(rows, field: str, top: float | None = None):
@@ -308,7 +308,7 @@ def rho_explorer(
 
     def loop_curve(which: str):
         return (
-            alt.Chart(alt.Data(values=data["loops"]))
+            alt.Chart(alt.InlineData(values=data["loops"]))
             .transform_filter(f"{on_task} && datum.k == {which}")
             .transform_flatten(["err"])
             .transform_window(l="row_number()", groupby=["task", "k"])
@@ -346,47 +346,92 @@ def _normalised(M: torch.Tensor) -> torch.Tensor:
     return M / M.abs().max().clamp_min(1e-300)
 
 
-def snapshot_data(histories: Mapping[str, object]) -> dict[str, list]:
-    """The data of :func:`snapshot_scrubber`: per task's run (``histories``
-    maps a task's name to a :class:`~lnpower.history.History`) and per
-    logged step of its ``snapshots``, W/||W||_max and V/||V||_max as
-    integer percent (-100..100), row by row: ``"rows"``, one per (task,
-    step, matrix): ``{"task", "k", "m", "size", "pct"}`` with ``k`` the
-    step's position among the logged steps, ``m`` ``"W"`` or ``"V"`` and
-    ``pct`` the ``size * size`` entries; ``"steps"``: per task, the logged
-    steps."""
-    rows, steps = [], {}
-    for task, h in histories.items():
-        logged = sorted(h.snapshots)
-        steps[task] = [int(s) for s in logged]
-        for k, step in enumerate(logged):
-            for m, M in zip("WV", h.snapshots[step]):
-                pct = torch.round(100 * _normalised(M)).to(torch.int64)
-                rows.append(
-                    {
-                        "task": task,
-                        "k": k,
-                        "m": m,
-                        "size": pct.shape[-1],
-                        "pct": pct.flatten().tolist(),
-                    }
-                )
+# a heat map's entries travel as one printable character each: the 91
+# characters of ASCII from "!" to "~" but the quotes and the backslash stand
+# for the levels -45..45 of M/||M||_max (steps of 1/45, finer than the eye
+# tells colours apart); four times lighter than the numbers in JSON
+LEVELS = 45
+ALPHABET = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'\\")
+
+
+def encode(M: torch.Tensor) -> str:
+    """``M/||M||_max``, row by row, one character of :data:`ALPHABET` per
+    entry (:func:`decode` reads it back)."""
+    levels = torch.round(LEVELS * _normalised(M)).to(torch.int64) + LEVELS
+    return "".join(ALPHABET[v] for v in levels.flatten().tolist())
+
+
+def decode(codes: str, size: int) -> np.ndarray:
+    """The ``size x size`` matrix of levels / 45 that :func:`encode` wrote."""
+    levels = np.array([ALPHABET.index(c) for c in codes], dtype=float)
+    return ((levels - LEVELS) / LEVELS).reshape(size, size)
+
+
+def snapshot_data(
+    runs: Mapping[str, Mapping[str, object]],
+) -> dict[str, list]:
+    """The data of :func:`snapshot_scrubber`: ``runs`` maps a run's name
+    (``"LN layer"``, ...) to its runs per task (a task's name to a
+    :class:`~lnpower.history.History`); per run, task and logged step of
+    the history's ``snapshots``, W/||W||_max and V/||V||_max
+    (:func:`encode`). ``"rows"``: one per (run, task, step, matrix):
+    ``{"run", "task", "k", "m", "size", "codes"}``, with ``k`` the step's
+    position among the logged steps, ``m`` ``"W"`` or ``"V"`` and ``codes``
+    its ``size * size`` entries; ``"steps"``: the logged steps, which every
+    history must share (``ValueError`` otherwise)."""
+    rows, steps = [], None
+    for run, histories in runs.items():
+        for task, h in histories.items():
+            logged = [int(s) for s in sorted(h.snapshots)]
+            if steps not in (None, logged):
+                raise ValueError(f"{run}, {task}: other logged steps")
+            steps = logged
+            for k, step in enumerate(logged):
+                for m, M in zip("WV", h.snapshots[step]):
+                    rows.append(
+                        {
+                            "run": run,
+                            "task": task,
+                            "k": k,
+                            "m": m,
+                            "size": M.shape[-1],
+                            "codes": encode(M),
+                        }
+                    )
     return {"rows": rows, "steps": steps}
 
 
-def snapshot_scrubber(data: dict[str, list], title: str = "LN layer"):
+def snapshot_scrubber(data: dict[str, list], note: str = "", px: int = 270):
     """W/||W||_max and V/||V||_max at a logged step of training, chosen by a
-    slider (and the task by a radio button): the heat maps of Fig. 4 (same
-    colour map, RdBu reversed on [-1, 1], lines between the d x d blocks)
-    at every step the run stored. ``data`` from :func:`snapshot_data`; every
-    task must have the same logged steps. Returns an Altair chart."""
+    slider, of the run and the task chosen by radio buttons: the heat maps
+    of Figs. 4, 6 and 7 (the same colour map, RdBu reversed on [-1, 1],
+    lines between the d x d blocks) at every step the runs stored; it opens
+    at the first run and task, at the last step. ``data`` from
+    :func:`snapshot_data`; ``note`` follows the run and task in the title
+    (``", seed 0"``); ``px`` a heat map's side in pixels. Returns an Altair
+    chart."""
     import altair as alt
 
-    steps = data["steps"]
-    shown = list(steps)
-    logged = steps[shown[0]]
-    if any(steps[t] != logged for t in shown):
-        raise ValueError("the tasks' runs logged different steps")
+    logged = data["steps"]
+    runs = list(dict.fromkeys(r["run"] for r in data["rows"]))
+    shown = list(dict.fromkeys(r["task"] for r in data["rows"]))
+    slider = alt.param(
+        name="k",
+        value=len(logged) - 1,
+        bind=alt.binding_range(
+            min=0, max=len(logged) - 1, step=1, name="training step: "
+        ),
+    )
+    run = alt.param(
+        name="run",
+        value=runs[0],
+        bind=alt.binding_radio(options=runs, name="run: "),
+    )
+    task = alt.param(
+        name="task",
+        value=shown[0],
+        bind=alt.binding_radio(options=shown, name="task: "),
+    )
     size = data["rows"][0]["size"]
     d = size // 2
     slider = alt.param(
@@ -401,31 +446,33 @@ def snapshot_scrubber(data: dict[str, list], title: str = "LN layer"):
         value=shown[0],
         bind=alt.binding_radio(options=shown, name="task: "),
     )
-    source = alt.Data(values=data["rows"])
+    source = alt.InlineData(values=data["rows"])
     axis = alt.Axis(
         values=[d / 2, 3 * d / 2],
         labelExpr=f"datum.value < {d} ? '1' : '2'",
         grid=False,
         ticks=False,
     )
-    px = 300
 
     def matrix(m: str):
         base = (
             alt.Chart(source)
-            .transform_filter("datum.task == task && datum.k == k")
+            .transform_filter(
+                "datum.run == run && datum.task == task && datum.k == k"
+            )
             .transform_filter(f"datum.m == '{m}'")
-            .transform_flatten(["pct"])
+            .transform_calculate(code="split(datum.codes, '')")
+            .transform_flatten(["code"])
             .transform_window(n="row_number()")
             .transform_calculate(
                 i="floor((datum.n - 1) / datum.size)",
                 j="(datum.n - 1) % datum.size",
+                value=f"(indexof('{ALPHABET}', datum.code) - {LEVELS})"
+                f" / {LEVELS}",
             )
-            .transform_calculate(
-                i2="datum.i + 1", j2="datum.j + 1", value="datum.pct / 100"
-            )
+            .transform_calculate(i2="datum.i + 1", j2="datum.j + 1")
         )
-        cells = base.mark_rect().encode(
+        cells = base.mark_rect(strokeWidth=0).encode(
             x=alt.X(
                 "j:Q",
                 title="block column",
@@ -453,7 +500,7 @@ def snapshot_scrubber(data: dict[str, list], title: str = "LN layer"):
                 alt.Tooltip("value:Q", format=".2f"),
             ],
         )
-        lines = alt.Chart(alt.Data(values=[{"at": d}])).mark_rule(
+        lines = alt.Chart(alt.InlineData(values=[{"at": d}])).mark_rule(
             color="black", strokeWidth=1
         )
         return alt.layer(
@@ -465,13 +512,14 @@ def snapshot_scrubber(data: dict[str, list], title: str = "LN layer"):
     stamps = json.dumps(logged)
     return (
         alt.hconcat(matrix("W"), matrix("V"))
-        .add_params(slider, task)
+        .add_params(slider, run, task)
         .resolve_scale(color="shared")
         .properties(
             title=alt.TitleParams(
                 text=alt.ExprRef(
-                    f"'{title}, ' + task + ', step t = ' + {stamps}[k] + "
-                    f"' (of {logged[-1]})'"
+                    f"run + ', ' + task + {json.dumps(note)} + "
+                    "', step t = ' + "
+                    f"{stamps}[k] + ' (of {logged[-1]})'"
                 ),
                 anchor="start",
             )
@@ -544,14 +592,15 @@ def show(chart, renderer: str = "svg") -> Interactive:
 # --- the reproduction table
 
 EPOCHS = "2000 epochs"
-ITERATIONS = "2000 iterations, or not horizon-dependent"
+ITERATIONS = "2000 iterations, or none"
 FILTERS = ("status", "source", "chapter", "reading of T")
 
 
 def reading(claim_id: str) -> str:
     """Which reading of the paper's T a claim is checked at: a claim whose
-    id ends in ``-epochs`` reads T as 2000 epochs; every other claim reads
-    it as 2000 iterations, or does not depend on the horizon."""
+    id ends in ``-epochs`` reads T as 2000 epochs (:data:`EPOCHS`); every
+    other claim reads it as 2000 iterations, or does not depend on the
+    horizon (:data:`ITERATIONS`)."""
     return EPOCHS if claim_id.endswith("-epochs") else ITERATIONS
 
 
@@ -619,7 +668,7 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
         allow_html=True,
         showIndex=False,
         classes="display compact",
-        style="width:100%;table-layout:fixed;overflow-wrap:anywhere",
+        style="width:100%;table-layout:fixed;overflow-wrap:break-word",
         autoWidth=False,
         pageLength=page_length,
         lengthMenu=[10, 25, 100],
@@ -637,10 +686,10 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
         },
         columnDefs=[
             {"searchPanes": {"show": True}, "targets": panes},
-            {"width": "17%", "targets": [0]},
-            {"width": "31%", "targets": [1]},
-            {"width": "17%", "targets": [2]},
-            {"width": "9%", "targets": [3, 4, 5, 6]},
+            *(
+                {"width": f"{w}%", "targets": [i]}
+                for i, w in enumerate((17, 28, 16, 12, 7, 11, 9))
+            ),
         ],
         **where,
     )
