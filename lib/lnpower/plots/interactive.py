@@ -591,9 +591,16 @@ def show(chart, renderer: str = "svg") -> Interactive:
 
 # --- the reproduction table
 
-EPOCHS = "2000 epochs"
-ITERATIONS = "2000 iterations, or none"
+EPOCHS = "epochs"
+ITERATIONS = "iterations, or none"
 FILTERS = ("status", "source", "chapter", "reading of T")
+
+
+# the filter panes' values wrap in their column instead of widening it
+TABLE_STYLE = (
+    "<style>.lnpower-datatable .dtsp-searchPane .dtsp-name "
+    "{white-space: normal; overflow-wrap: anywhere}</style>"
+)
 
 
 def reading(claim_id: str) -> str:
@@ -688,9 +695,12 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
             {"searchPanes": {"show": True}, "targets": panes},
             *(
                 {"width": f"{w}%", "targets": [i]}
-                for i, w in enumerate((17, 28, 16, 12, 7, 11, 9))
+                for i, w in enumerate((16, 27, 15, 11, 7, 14, 10))
             ),
         ],
         **where,
     )
-    return Interactive(f'<div class="{MARKER} lnpower-datatable">{html}</div>')
+    return Interactive(
+        f'<div class="{MARKER} lnpower-datatable" style="font-size:0.8em">'
+        f"{html}</div>{TABLE_STYLE}"
+    )
