@@ -250,5 +250,8 @@ def test_claims_frame_and_table(monkeypatch):
     html = ia.claims_table(frame).html
     assert "../_static/lnpower-interactive/dt_bundle.js" in html
     assert "unpkg" not in html and "searchPanes" in html
+    # no static preview (the chapter's own table follows), no link outside
+    assert "_fallback" not in html and "hidden=" not in html
+    assert "itables.org" not in html and ia.TABLE_NOTE in html
     monkeypatch.setitem(sys.modules, "google.colab", object())
     assert "unpkg" in ia.claims_table(frame).html

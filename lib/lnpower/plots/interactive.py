@@ -16,7 +16,7 @@ the chapter's own samples or runs (``rho_data``, ``snapshot_data``,
 - anywhere else (a local Jupyter) the output says where to see it; the
   static figure beside it shows the same data.
 
-The colours are the book's key (:data:`lnpower.plots.COLORS`): one colour
+The colours are the book's key (``lnpower.plots.COLORS``): one colour
 per task, the power method black and dashed.
 """
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -33,16 +34,22 @@ import torch
 from .. import inference, tasks, theory
 from .base import COLORS
 
-# where the built site keeps the scripts, relative to a chapter's page (the
-# chapters are one folder below the site's root)
+#: where the built site keeps the scripts, relative to a chapter's page (the
+#: chapters are one folder below the site's root)
 STATIC = "../_static/lnpower-interactive"
-VEGA_JS = "vega.js"  # Vega + Vega-Lite + Vega-Embed (vl-convert's bundle)
-DT_JS = "dt_bundle.js"  # DataTables as ITables packs it (and its .css)
-MARKER = "lnpower-interactive"  # the class the extension looks for
-TASKS = ("Task 1", "Task 2")
-LOOPS = 25  # loops at inference, as in Figs. 5 and G.3
-INFINITY = 1e6  # where rho = infinity (the power method) sits on the axis
-WIDTH = 720  # pixels: the book's column, for a figure and its controls
+#: Vega, Vega-Lite and Vega-Embed in one script (vl-convert's bundle)
+VEGA_JS = "vega.js"
+#: DataTables and its extensions as ITables packs them (and a ``.css``)
+DT_JS = "dt_bundle.js"
+#: the class of every interactive figure's ``div`` (the site's extension
+#: and the browser check look for it)
+MARKER = "lnpower-interactive"
+#: loops at inference, as in Figs. 5 and G.3
+LOOPS = 25
+#: where rho = infinity (the power method) sits on the rho axis
+INFINITY = 1e6
+#: pixels: the book's column, for a figure and its controls
+WIDTH = 720
 
 
 def in_colab() -> bool:
@@ -350,7 +357,9 @@ def _normalised(M: torch.Tensor) -> torch.Tensor:
 # characters of ASCII from "!" to "~" but the quotes and the backslash stand
 # for the levels -45..45 of M/||M||_max (steps of 1/45, finer than the eye
 # tells colours apart); four times lighter than the numbers in JSON
+#: the levels on each side of 0 of a heat map's entries
 LEVELS = 45
+#: one character per level, -45..45
 ALPHABET = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'\\")
 
 
@@ -591,8 +600,11 @@ def show(chart, renderer: str = "svg") -> Interactive:
 
 # --- the reproduction table
 
+#: the reading of T of a claim whose id ends in ``-epochs``
 EPOCHS = "epochs"
+#: the reading of T of every other claim
 ITERATIONS = "iterations, or none"
+#: the columns the table filters on
 FILTERS = ("status", "source", "chapter", "reading of T")
 
 
@@ -702,5 +714,36 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
     )
     return Interactive(
         f'<div class="{MARKER} lnpower-datatable" style="font-size:0.8em">'
-        f"{html}</div>{TABLE_STYLE}"
+        f"{_table_only(html, 'lnpower-claims')}</div>{TABLE_STYLE}"
     )
+
+
+#: what the table says before DataTables draws it (or where it cannot)
+TABLE_NOTE = (
+    "This table is interactive where JavaScript runs; the table below lists"
+    " every claim."
+)
+
+
+def _table_only(html: str, table_id: str) -> str:
+    """ITables' HTML without its static preview: the preview (the first
+    rows, a padlock and a link to itables.org) repeats the chapter's full
+    table, which follows the interactive one; the table's loading message
+    (a logo linked to itables.org) becomes :data:`TABLE_NOTE`. Left as it
+    is where ITables writes other HTML."""
+    start = f'<table id="{table_id}" hidden="hidden">'
+    preview = re.compile(
+        rf'\n<div id="{table_id}_fallback">.*?</script>', re.S
+    )
+    if start not in html or not preview.search(html):
+        return html
+    html = preview.sub("", html, count=1)
+    i = html.index(start)
+    j = html.index("</table>", i)
+    table = re.sub(
+        r"<tbody>.*</tbody>",
+        f"<tbody><tr><td>{TABLE_NOTE}</td></tr></tbody>",
+        html[i:j].replace(' hidden="hidden"', ""),
+        flags=re.S,
+    )
+    return html[:i] + table + html[j:]
