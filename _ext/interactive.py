@@ -2,22 +2,52 @@
 shipped with the site and loaded only by the pages that show one.
 
 - Vega, Vega-Lite and Vega-Embed, as one script that ``vl-convert-python``
-  bundles for the Vega-Lite version of the installed Altair, written to
-  ``_static/lnpower-interactive/vega.js`` and added to the head of every
-  page whose body draws a chart (``class="... lnpower-vega"``);
-- DataTables with its extensions, as ITables packs it (``dt_bundle.js`` and
-  ``.css``), written beside it; a table's own module script imports it.
+  bundles for the Vega-Lite version of the installed Altair:
+  ``_static/lnpower-interactive/vega.js``, in the head of every page whose
+  body draws a chart (``class="... lnpower-vega"``);
+- DataTables with its extensions, as ITables packs them:
+  ``datatables.js`` and ``dt_bundle.css``, in the head of every page with a
+  table (``class="... lnpower-datatable"``).
 
-Nothing is fetched from the network, and nothing goes under the book's own
-``_static/`` (Jupyter Book loads every script there on every page).
+Both are classic scripts wrapped in a function, so that their top-level
+names do not meet the page's own (Sphinx declares ``_``), and so that a
+page opened from disk (``file://``, where browsers refuse ES modules) runs
+them too: ITables' bundle is a module, whose one ``export`` becomes
+``window.lnpowerDataTables``. Nothing is fetched from the network, and
+nothing goes under the book's own ``_static/`` (Jupyter Book loads every
+script there on every page).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 FOLDER = "lnpower-interactive"
 VEGA = "vega.js"
+DATATABLES = "datatables.js"
+DATATABLES_CSS = "dt_bundle.css"
+GLOBAL = "lnpowerDataTables"  # what lnpower.plots.interactive reads
+EXPORT = re.compile(r"export\s*\{([^}]*)\}\s*;?")
+
+
+def wrapped(script: str) -> str:
+    """A classic script whose top-level names stay its own."""
+    return "(function () {\n" + script + "\n})();\n"
+
+
+def classic(module: str, name: str) -> str:
+    """An ES module without imports, as a classic script that assigns what
+    the module exports to ``window[name]``; ``ValueError`` for a module
+    with imports or other than one ``export { ... }``."""
+    exports = EXPORT.findall(module)
+    if len(exports) != 1 or re.search(r"\bimport\s*[{(*\"'.]", module):
+        raise ValueError("not a bundle of one export and no import")
+    pairs = [part.split(" as ") for part in exports[0].split(",")]
+    members = ",".join(
+        f"{alias.strip()}:{local.strip()}" for local, alias in pairs
+    )
+    return wrapped(EXPORT.sub(f"window.{name}={{{members}}};", module))
 
 
 def vega_bundle() -> str:
@@ -33,16 +63,18 @@ def vega_bundle() -> str:
             f"vl-convert {vl_convert.__version__} has no Vega-Lite "
             f"{version} (Altair {altair.__version__} writes it)"
         )
-    return vl_convert.javascript_bundle(vl_version=version)
+    return wrapped(vl_convert.javascript_bundle(vl_version=version))
 
 
 def datatables_bundle() -> dict[str, bytes]:
-    """ITables' DataTables bundle: ``dt_bundle.js`` and ``dt_bundle.css``."""
+    """ITables' DataTables bundle as a classic script, and its style."""
     import itables
 
     html = Path(itables.__file__).parent / "html"
+    module = (html / "dt_bundle.js").read_text(encoding="utf-8")
     return {
-        f: (html / f).read_bytes() for f in ("dt_bundle.js", "dt_bundle.css")
+        DATATABLES: classic(module, GLOBAL).encode(),
+        DATATABLES_CSS: (html / "dt_bundle.css").read_bytes(),
     }
 
 
@@ -60,8 +92,12 @@ def write(static: Path) -> dict[str, int]:
 
 
 def add_scripts(app, pagename, templatename, context, doctree):
-    if "lnpower-vega" in context.get("body", ""):
+    body = context.get("body", "")
+    if "lnpower-vega" in body:
         app.add_js_file(f"{FOLDER}/{VEGA}")
+    if "lnpower-datatable" in body:
+        app.add_js_file(f"{FOLDER}/{DATATABLES}")
+        app.add_css_file(f"{FOLDER}/{DATATABLES_CSS}")
 
 
 def write_scripts(app, exception):

@@ -248,10 +248,30 @@ def test_claims_frame_and_table(monkeypatch):
     assert "5 seeds" in frame["measured"][1]
     assert "#cf222e" in frame["status"][1]
     html = ia.claims_table(frame).html
-    assert "../_static/lnpower-interactive/dt_bundle.js" in html
-    assert "unpkg" not in html and "searchPanes" in html
+    # DataTables from the page's classic script, not a module (file://)
+    assert "window.lnpowerDataTables" in html and "searchPanes" in html
+    assert 'type="module"' not in html and "import " not in html
+    assert "unpkg" not in html and "<link" not in html
     # no static preview (the chapter's own table follows), no link outside
     assert "_fallback" not in html and "hidden=" not in html
     assert "itables.org" not in html and ia.TABLE_NOTE in html
     monkeypatch.setitem(sys.modules, "google.colab", object())
     assert "unpkg" in ia.claims_table(frame).html
+
+
+def test_the_sites_scripts_are_classic():
+    """_ext/interactive.py turns ITables' module into a classic script whose
+    top-level names stay its own (Sphinx's pages declare ``_``)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "_ext" / "interactive.py"
+    spec = importlib.util.spec_from_file_location("site_interactive", path)
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    script = ext.classic("const _=1;var b=2;export{_ as ITable,b as c};", "x")
+    assert script.startswith("(function () {") and "export" not in script
+    assert "window.x={ITable:_,c:b};" in script
+    for bad in ("import a from 'a';export{a};", "const a=1;"):
+        with pytest.raises(ValueError):
+            ext.classic(bad, "x")

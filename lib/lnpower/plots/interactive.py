@@ -39,8 +39,10 @@ from .base import COLORS
 STATIC = "../_static/lnpower-interactive"
 #: Vega, Vega-Lite and Vega-Embed in one script (vl-convert's bundle)
 VEGA_JS = "vega.js"
-#: DataTables and its extensions as ITables packs them (and a ``.css``)
-DT_JS = "dt_bundle.js"
+#: DataTables and its extensions as ITables packs them, as a classic script
+#: that sets ``window.lnpowerDataTables`` (and ``dt_bundle.css``)
+DT_JS = "datatables.js"
+DT_GLOBAL = "lnpowerDataTables"
 #: the class of every interactive figure's ``div`` (the site's extension
 #: and the browser check look for it)
 MARKER = "lnpower-interactive"
@@ -672,14 +674,16 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
     """The claims (:func:`claims_frame`) as a DataTables table: sortable by
     any column (click its head), searchable, and filtered by status,
     source, chapter and reading of T in four panes above it (DataTables'
-    SearchPanes). On the book's site DataTables is the site's own copy
-    (``_static/lnpower-interactive/dt_bundle.js``), in Colab ITables'
-    CDN."""
+    SearchPanes). On the book's site DataTables is the site's own copy,
+    loaded by the page (``_static/lnpower-interactive/datatables.js``, a
+    classic script, so that a page opened from disk draws the table too);
+    in Colab ITables loads it from its CDN."""
     import itables
 
     columns = list(frame.columns)
     panes = [columns.index(c) for c in FILTERS]
-    where = {} if in_colab() else {"dt_url": f"{STATIC}/{DT_JS}"}
+    colab = in_colab()
+    where = {} if colab else {"dt_url": f"{STATIC}/{DT_JS}"}
     html = itables.to_html_datatable(
         frame,
         connected=True,
@@ -714,7 +718,8 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
     )
     return Interactive(
         f'<div class="{MARKER} lnpower-datatable" style="font-size:0.8em">'
-        f"{_table_only(html, 'lnpower-claims')}</div>{TABLE_STYLE}"
+        f"{html if colab else _on_site(html, 'lnpower-claims')}</div>"
+        f"{TABLE_STYLE}"
     )
 
 
@@ -725,19 +730,37 @@ TABLE_NOTE = (
 )
 
 
-def _table_only(html: str, table_id: str) -> str:
-    """ITables' HTML without its static preview: the preview (the first
-    rows, a padlock and a link to itables.org) repeats the chapter's full
-    table, which follows the interactive one; the table's loading message
-    (a logo linked to itables.org) becomes :data:`TABLE_NOTE`. Left as it
-    is where ITables writes other HTML."""
+def _on_site(html: str, table_id: str) -> str:
+    """ITables' HTML for the book's site: DataTables from the page's
+    classic script (``window.lnpowerDataTables``), not imported as a module
+    (which a page opened from disk may not do), its style from the page's
+    head; without ITables' static preview, which repeats the chapter's full
+    table (the first rows, a padlock and a link to itables.org); and with
+    :data:`TABLE_NOTE` for the loading message (a logo linked to
+    itables.org). ``ValueError`` where ITables writes other HTML (another
+    version: the tests say so)."""
     start = f'<table id="{table_id}" hidden="hidden">'
     preview = re.compile(
         rf'\n<div id="{table_id}_fallback">.*?</script>', re.S
     )
-    if start not in html or not preview.search(html):
-        return html
+    load = re.compile(
+        r'<link href="[^"]*" rel="stylesheet">\s*<script type="module">\s*'
+        r"import \{ ITable, jQuery as \$ \} from '[^']*';(.*?)</script>",
+        re.S,
+    )
+    if not (start in html and preview.search(html) and load.search(html)):
+        raise ValueError("ITables wrote HTML of another form")
     html = preview.sub("", html, count=1)
+    html = load.sub(
+        lambda m: (
+            "<script>(function () {\n"
+            f"    if (!window.{DT_GLOBAL}) return;\n"
+            f"    const {{ ITable, jQuery: $ }} = window.{DT_GLOBAL};"
+            f"{m.group(1)}}})();</script>"
+        ),
+        html,
+        count=1,
+    )
     i = html.index(start)
     j = html.index("</table>", i)
     table = re.sub(
