@@ -265,10 +265,10 @@ def none():
 
 def controls(figure, table: bool) -> list:
     """(name, set-up, move) for each control of an interactive figure: a
-    chart's radio buttons (the first unchecked) and sliders (to the other
-    end); a table's head (sorted by the fourth column) and each filter pane
-    (its first value chosen, from a table with every filter cleared by the
-    set-up)."""
+    chart's radio buttons (the first unchecked of each group) and sliders
+    (to the other end); a table's head (sorted by the fourth column) and
+    each filter pane (its first value chosen, from a table with every
+    filter cleared by the set-up)."""
     found = []
     if table:
         head = figure.locator(f"{TABLE} thead th").nth(3)
@@ -287,9 +287,15 @@ def controls(figure, table: bool) -> list:
             first = pane.locator("tbody tr").first
             found.append((f"filter {name}", clear, first.click))
         return found
-    if figure.locator("input[type=radio]").count():
-        other = figure.locator("input[type=radio]:not(:checked)").first
-        found.append(("radio", none, other.check))
+    radios = figure.locator("input[type=radio]")
+    groups = dict.fromkeys(
+        radios.nth(i).get_attribute("name") for i in range(radios.count())
+    )
+    for i, group in enumerate(groups):
+        other = figure.locator(
+            f'input[type=radio][name="{group}"]:not(:checked)'
+        ).first
+        found.append((f"radio {i + 1}", none, other.check))
     sliders = figure.locator("input[type=range]")
     for i in range(sliders.count()):
         s = sliders.nth(i)
@@ -319,6 +325,13 @@ def check_interactive(page, name: str) -> list[str]:
         except Exception:  # playwright's TimeoutError
             problems.append(f"{what}: nothing drawn")
             continue
+        wider = plot.evaluate(
+            "e => e.getBoundingClientRect().right - "
+            "(e.closest('article') || document.body)"
+            ".getBoundingClientRect().right"
+        )
+        if wider > 2:
+            problems.append(f"{what}: {wider:.0f} px wider than the column")
         moves = controls(figure, table)
         if not moves or (table and len(moves) < 5):
             problems.append(f"{what}: controls missing ({len(moves)})")

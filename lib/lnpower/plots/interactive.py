@@ -50,8 +50,9 @@ MARKER = "lnpower-interactive"
 LOOPS = 25
 #: where rho = infinity (the power method) sits on the rho axis
 INFINITY = 1e6
-#: pixels: the book's column, for a figure and its controls
-WIDTH = 720
+#: pixels: a figure's width, within the book's column (688 px wide in a
+#: window 1280 px wide)
+WIDTH = 640
 
 
 def in_colab() -> bool:
@@ -264,7 +265,7 @@ def rho_explorer(
         bind=alt.binding_radio(options=shown, name="task: "),
     )
     colour = _task_colour(shown)
-    panel = (width - 3 * 75) // 3
+    panel = (width - 3 * 70) // 3
     curve = alt.InlineData(values=curves)
     limits = alt.InlineData(values=data["limits"])
     on_task = "datum.task == task"
@@ -412,7 +413,7 @@ def snapshot_data(
     return {"rows": rows, "steps": steps}
 
 
-def snapshot_scrubber(data: dict[str, list], note: str = "", px: int = 270):
+def snapshot_scrubber(data: dict[str, list], note: str = "", px: int = 255):
     """W/||W||_max and V/||V||_max at a logged step of training, chosen by a
     slider, of the run and the task chosen by radio buttons: the heat maps
     of Figs. 4, 6 and 7 (the same colour map, RdBu reversed on [-1, 1],
