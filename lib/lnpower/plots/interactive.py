@@ -712,7 +712,7 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
             {"searchPanes": {"show": True}, "targets": panes},
             *(
                 {"width": f"{w}%", "targets": [i]}
-                for i, w in enumerate((16, 27, 15, 11, 7, 14, 10))
+                for i, w in enumerate((15, 24, 15, 12, 9, 14, 11))
             ),
         ],
         **where,
