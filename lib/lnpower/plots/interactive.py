@@ -47,12 +47,12 @@ DT_GLOBAL = "lnpowerDataTables"
 #: and the browser check look for it)
 MARKER = "lnpower-interactive"
 #: loops at inference, as in Figs. 5 and G.3
-LOOPS = 25
+LOOPS_SHOWN = 25
 #: where rho = infinity (the power method) sits on the rho axis
 INFINITY = 1e6
 #: pixels: a figure's width, within the book's column (688 px wide in a
 #: window 1280 px wide)
-WIDTH = 640
+FIGURE_WIDTH = 640
 
 
 def in_colab() -> bool:
@@ -107,7 +107,7 @@ def rho_data(
     points: Mapping[str, tuple[torch.Tensor, torch.Tensor]],
     L: int,
     rhos: Sequence[float] | None = None,
-    loops: int = LOOPS,
+    loops: int = LOOPS_SHOWN,
 ) -> dict[str, list[dict]]:
     """The data of :func:`rho_explorer`, per task (``"Task 1"``, ...) and
     per value of rho (:func:`rho_grid` unless given; ``inf`` is the power
@@ -232,7 +232,7 @@ def rho_explorer(
     data: dict[str, list[dict]],
     L: int,
     start: float = 1.0,
-    width: int = WIDTH,
+    width: int = FIGURE_WIDTH,
 ):
     """Three panels under one slider of rho (and a choice of task): the
     per-loop factor R(rho) (:func:`per_loop_factor`), the error after l =
@@ -312,7 +312,7 @@ def rho_explorer(
     lx = alt.X(
         "l:Q",
         title="loops l",
-        scale=alt.Scale(domain=[1, LOOPS]),
+        scale=alt.Scale(domain=[1, LOOPS_SHOWN]),
         axis=alt.Axis(grid=False),
     )
 
@@ -604,9 +604,9 @@ def show(chart, renderer: str = "svg") -> Interactive:
 # --- the reproduction table
 
 #: the reading of T of a claim whose id ends in ``-epochs``
-EPOCHS = "epochs"
+EPOCH_READING = "epochs"
 #: the reading of T of every other claim
-ITERATIONS = "iterations, or none"
+ITERATION_READING = "iterations, or none"
 #: the columns the table filters on
 FILTERS = ("status", "source", "chapter", "reading of T")
 
@@ -620,10 +620,11 @@ TABLE_STYLE = (
 
 def reading(claim_id: str) -> str:
     """Which reading of the paper's T a claim is checked at: a claim whose
-    id ends in ``-epochs`` reads T as 2000 epochs (:data:`EPOCHS`); every
-    other claim reads it as 2000 iterations, or does not depend on the
-    horizon (:data:`ITERATIONS`)."""
-    return EPOCHS if claim_id.endswith("-epochs") else ITERATIONS
+    id ends in ``-epochs`` reads T as 2000 epochs
+    (:data:`EPOCH_READING`); every other claim reads it as 2000
+    iterations, or does not depend on the horizon
+    (:data:`ITERATION_READING`)."""
+    return EPOCH_READING if claim_id.endswith("-epochs") else ITERATION_READING
 
 
 def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
