@@ -80,10 +80,14 @@ def datatables_bundle() -> dict[str, bytes]:
 
 def write(static: Path) -> dict[str, int]:
     """Write the scripts into the built site's ``static`` folder; their
-    sizes in bytes. A file already there with the same bytes is kept."""
+    sizes in bytes. A file already there with the same bytes is kept, and
+    one that is no longer written is removed."""
     folder = static / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     files = {VEGA: vega_bundle().encode(), **datatables_bundle()}
+    for old in folder.iterdir():
+        if old.name not in files:
+            old.unlink()
     for name, data in files.items():
         path = folder / name
         if not path.exists() or path.read_bytes() != data:
@@ -92,10 +96,11 @@ def write(static: Path) -> dict[str, int]:
 
 
 def add_scripts(app, pagename, templatename, context, doctree):
+    # the class attribute of the figures' divs (lnpower.plots.interactive)
     body = context.get("body", "")
-    if "lnpower-vega" in body:
+    if 'class="lnpower-interactive lnpower-vega"' in body:
         app.add_js_file(f"{FOLDER}/{VEGA}")
-    if "lnpower-datatable" in body:
+    if 'class="lnpower-interactive lnpower-datatable"' in body:
         app.add_js_file(f"{FOLDER}/{DATATABLES}")
         app.add_css_file(f"{FOLDER}/{DATATABLES_CSS}")
 
