@@ -713,7 +713,7 @@ def claims_table(frame, page_length: int = 10) -> Interactive:
             {"searchPanes": {"show": True}, "targets": panes},
             *(
                 {"width": f"{w}%", "targets": [i]}
-                for i, w in enumerate((15, 24, 15, 12, 9, 14, 11))
+                for i, w in enumerate((15, 24, 13, 14, 9, 14, 11))
             ),
         ],
         **where,
