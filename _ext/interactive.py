@@ -1,4 +1,4 @@
-"""The scripts of the interactive figures (``lnpower.plots.interactive``),
+"""The scripts of the interactive figures (``lnpower.interactive``),
 shipped with the site and loaded only by the pages that show one.
 
 - Vega, Vega-Lite and Vega-Embed, as one script that ``vl-convert-python``
@@ -27,7 +27,7 @@ FOLDER = "lnpower-interactive"
 VEGA = "vega.js"
 DATATABLES = "datatables.js"
 DATATABLES_CSS = "dt_bundle.css"
-GLOBAL = "lnpowerDataTables"  # what lnpower.plots.interactive reads
+GLOBAL = "lnpowerDataTables"  # what lnpower.interactive reads
 EXPORT = re.compile(r"export\s*\{([^}]*)\}\s*;?")
 
 
@@ -96,7 +96,7 @@ def write(static: Path) -> dict[str, int]:
 
 
 def add_scripts(app, pagename, templatename, context, doctree):
-    # the class attribute of the figures' divs (lnpower.plots.interactive)
+    # the class attribute of the figures' divs (lnpower.interactive)
     body = context.get("body", "")
     if 'class="lnpower-interactive lnpower-vega"' in body:
         app.add_js_file(f"{FOLDER}/{VEGA}")

@@ -268,6 +268,94 @@ def test_stub():
     assert "NotImplementedError" in editions.stub("print(1)", "ex-q")
 
 
+def test_stub_binds_every_answer_name():
+    """Tuple, starred, annotated and augmented assignments, and answers
+    assigned inside a loop, each give one ``name = ...`` line; the stub
+    runs and binds them (a bare ``raise`` would leave them undefined)."""
+    src = (
+        "ex4_loops, first = {}, {}\n"
+        "for k in 'ab':\n"
+        "    first[k] = 1\n"
+        "    ex4_loops[k] = first[k]\n"
+        "ex5_a, *ex5_rest = [1, 2, 3]\n"
+        "ex6_b: float = 1.0\n"
+        "ex6_b += 1\n"
+        "for i in range(2):\n"
+        "    ex7_c = i\n"
+    )
+    s = editions.stub(src, "ex-q")
+    for name in ("ex4_loops", "ex5_a", "ex5_rest", "ex6_b", "ex7_c"):
+        assert s.count(f"{name} = ...") == 1, (name, s)
+    assert "first" not in s and "raise" not in s and "for" not in s
+    scope: dict = {}
+    exec(s, scope)
+    assert scope["ex4_loops"] is Ellipsis and scope["ex7_c"] is Ellipsis
+
+
+def test_stub_keeps_no_hints():
+    """Comments go from kept imports and signatures; a cell that assigns
+    answers loses its helper functions (with their docstrings); a function
+    that is the answer keeps its signature and docstring."""
+    helper = (
+        "import numpy as np  # the trick: use the balance\n\n\n"
+        "def law(t, D0=1.0):  # from alpha beta = gamma\n"
+        '    """By bisection on the balance."""\n'
+        "    return np.sqrt(t)\n\n\n"
+        "ex4_predicted = law(2.0)\n"
+    )
+    s = editions.stub(helper, "ex-q")
+    assert "import numpy as np" in s and "ex4_predicted = ..." in s
+    for hint in ("trick", "balance", "law", "bisection", "alpha"):
+        assert hint not in s, (hint, s)
+    answer = (
+        "def f(a,  # a comment inside the signature\n"
+        "      b=2):  # the method\n"
+        '    """The interface: a and b."""\n'
+        "    return a + b\n"
+    )
+    s = editions.stub(answer, "ex-q")
+    assert "comment" not in s and "method" not in s and "return" not in s
+    assert 'b=2):\n    """The interface: a and b."""\n    raise' in s
+    scope: dict = {}
+    exec(s, scope)
+    with pytest.raises(NotImplementedError):
+        scope["f"](1)
+
+
+def test_student_edition_tuple_answer_not_attempted(tmp_path):
+    """A part whose answer is assigned in a tuple is 'not attempted' in the
+    student edition, and no test meets an undefined name."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    nb = chapter()
+    nb.cells[-2:-2] = [
+        md(
+            EXERCISE.format(
+                title="4 — Pairs", label="ex-pair", text="Two things."
+            )
+        ),
+        code(
+            "ex4_pair, helper = {'a': 1}, 2\nhelper += 1",
+            metadata={"tags": ["solution"]},
+        ),
+        tcell(
+            "assert isinstance(ex4_pair, dict)",
+            points=0,
+            hidden=False,
+            message="a dict",
+        ),
+        tcell("assert ex4_pair == {'a': 1}", message="{'a': 1}"),
+    ]
+    src = write(tmp_path, nb)
+    out = editions.write_student_editions(src, tmp_path / "student")
+    r = grading.grade(out[0], tests=src, timeout=60)
+    assert scores(r)["ex-pair"] == (0, "not attempted")
+    assert r["score"] == 0 and not r["errors_in_answers"], r
+    messages = " ".join(m for q in r["questions"] for m in q["messages"])
+    assert "NameError" not in messages, messages
+    full = grading.grade(src, timeout=60)
+    assert full["score"] == full["max_score"] == 6
+
+
 def test_same_expression():
     import sympy as sp
 

@@ -1,4 +1,4 @@
-"""The interactive figures' builders (lnpower.plots.interactive): their data,
+"""The interactive figures' builders (lnpower.interactive): their data,
 the ends of the rho slider, the colour key, and HTML that fetches nothing."""
 
 import json
@@ -10,11 +10,11 @@ import pytest
 import torch
 
 from lnpower import inference, tasks, theory
+from lnpower import interactive as ia
 from lnpower.claims import Result
 from lnpower.config import TrainConfig
 from lnpower.history import History
 from lnpower.plots import COLORS
-from lnpower.plots import interactive as ia
 
 L = 4
 

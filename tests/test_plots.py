@@ -5,6 +5,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import re  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -93,9 +95,88 @@ def test_fig3_one_colour_per_configuration_in_every_panel():
     assert colours[0] == colours[1]
 
 
-@pytest.mark.parametrize("key", ["Task 1", "Task 2", "LN", 2000])
+@pytest.mark.parametrize("key", ["Task 1", "Task 2", "LN", "looped model"])
 def test_fixed_colours(key):
     assert plots.color(key) == plots.COLORS[key]
+
+
+def test_a_colour_outside_the_key_is_refused():
+    with pytest.raises(ValueError, match="no colour in the key"):
+        plots.color(2000)
+
+
+def key_colours():
+    from matplotlib.colors import to_rgb
+
+    return {to_rgb(c) for c in (*plots.COLORS.values(),
+                                 *plots.WEIGHT_COLORS.values())}  # fmt: skip
+
+
+def test_snapshots_take_their_models_hue():
+    """A snapshot of the LN layer is a lighter LN green, darker the later,
+    never a task's or another model's colour."""
+    from matplotlib.colors import rgb_to_hsv, to_rgb
+
+    curves = [{100: [0.5, 0.3], 300: [0.4, 0.2], 2000: [0.3, 0.1],
+               "power method": [0.2, 0.05]}]  # fmt: skip
+    fig, ax = plots.error_bands(curves, model="LN")
+    lines = {ln.get_label(): to_rgb(ln.get_color()) for ln in ax.lines}
+    hue = rgb_to_hsv(to_rgb(plots.COLORS["LN"]))
+    shades = [lines[f"T = {T}"] for T in (100, 300, 2000)]
+    for c in shades:
+        assert c not in key_colours() or c == to_rgb(plots.COLORS["LN"])
+        assert abs(rgb_to_hsv(c)[0] - hue[0]) < 0.02
+    value = [rgb_to_hsv(c)[1] for c in shades]  # saturation grows with T
+    assert value[0] < value[1] < value[2]
+    assert lines["power method"] == (0.0, 0.0, 0.0)
+
+
+def test_families_other_than_models_use_no_model_colour():
+    from matplotlib.colors import to_rgb
+
+    runs = {
+        (t, d, n): history(seed=d + n, d=d, n=n)
+        for t in ("sphere", "rotated")
+        for d, n in ((4, 8), (4, 16))
+    }
+    fig, axes = plots.fig3(runs)
+    used = {to_rgb(ln.get_color()) for ax in axes for ln in ax.get_lines()}
+    assert not (used - {(0.0, 0.0, 0.0)}) & key_colours()
+    fig, ax = plots.error_vs_loops({"a": [0.5, 0.1], "b": [0.4, 0.2]})
+    used = {to_rgb(ln.get_color()) for ln in ax.get_lines()}
+    assert not used & key_colours()
+
+
+def test_a_band_is_promised_only_where_it_shows():
+    fig, ax = plots.subplots()
+    x = np.arange(5.0)
+    plots.band(ax, x, [x + 1, x + 1.001, x + 0.999], "k", "narrow")
+    assert plots.BAND not in ax.get_legend_handles_labels()[1]
+    plots.band(ax, x, [x + 1, x + 2, x + 3], "k", "wide")
+    assert plots.BAND in ax.get_legend_handles_labels()[1]
+
+
+HUES = re.compile(
+    r"""((?<!\[)["']C\d["']|["']#[0-9a-fA-F]{6}["']|color\s*=\s*["'](?![k0w]|gray|0\.)"""
+    r"""[a-z]+["'])"""
+)
+
+
+def test_notebooks_take_colours_from_the_key():
+    """A figure's colours come from lnpower.plots (the key, a model's
+    snapshot shades, the shades of one colour map), never from a choice made
+    in a chapter: no default-cycle colour ("C0"), hex code or named hue in a
+    notebook's code (black, white and greys for references are neutral)."""
+    import json
+    from pathlib import Path
+
+    found = []
+    for nb in sorted((Path(__file__).parents[1] / "book").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                found += [f"{nb.name}: {m}" for m in
+                          HUES.findall("".join(cell["source"]))]  # fmt: skip
+    assert found == []
 
 
 def test_style_restores_only_its_own_settings():

@@ -16,7 +16,7 @@ book as pictures; it doubles the time).
 Offline, as a reader without a network: every request that would leave the
 machine (anything but the local test server) is aborted and fails the page,
 and so does an error in the console. On a page with interactive figures
-(``lnpower.plots.interactive``), each figure must have its controls (a
+(``lnpower.interactive``), each figure must have its controls (a
 chart's sliders and radio buttons, a table's filter panes and sortable
 heads), and moving each control must change the figure's plot area: a
 screenshot of the drawn chart or of the table's rows, not of the control,

@@ -15,8 +15,9 @@ wheel and the lock): a problem set must run where a student runs it.
   graded
   parts and 8 points, no error anywhere;
 - the student edition (``python -m lnbook assignments student``): zero,
-  every part "not attempted", and every cell outside the exercises still
-  runs;
+  every part "not attempted", every cell outside the exercises still
+  runs, and no test, visible or hidden, meets an undefined name (each stub
+  binds its part's answers);
 - seeded wrong answers (:data:`WRONG`: a factor of 2 off, a transposed
   matrix, the unnormalised target, ...): the part scores strictly between
   zero and full, or zero with the expected message, and every other part
@@ -110,12 +111,12 @@ WRONG = {
         ),
     ],
     "transformer": [
-        (
+        (  # the columns' formula in rows, W and V not transposed
             "ex-tf-layer",
-            "def rms_looped(E, W, V, L):\n    for _ in range(L):\n"
-            "        Z = E + V @ E @ E.mT @ W.mT @ E\n"
-            "        E = Z / Z.pow(2).mean(dim=-2, keepdim=True).sqrt()\n"
-            "    return E",
+            "def rms_looped(H, W, V, L):\n    for _ in range(L):\n"
+            "        Z = H + H @ W @ H.mT @ H @ V\n"
+            "        H = Z / Z.pow(2).mean(dim=-1, keepdim=True).sqrt()\n"
+            "    return H",
             "partial",
         ),
         (
@@ -153,12 +154,12 @@ WRONG = {
             "    return (n2 - k1) / k2, 2 - 2 * n1 - (n2 - k1) ** 2 / k2",
             "partial",
         ),
-        (
+        (  # the scale c kept at 1: the chapter's shape with kappa3 -> nu2
             "ex-noln-gamma1",
             "import sympy as sp\n\nn1, n2, k1, k2 = sp.symbols('nu1 nu2 "
-            "kappa1 kappa2')\nex2_gamma1 = (n2 - k1) / k2\n"
-            "ex2_loss1 = 2 - 2 * n1 - (n2 - k1) ** 2 / (2 * k2)",
-            "partial",
+            "kappa1 kappa2')\nex2_gamma = (n2 - k1) / k2\n"
+            "ex2_loss = 2 - 2 * n1 - (n2 - k1) ** 2 / k2",
+            "with c = 1 fixed",
         ),
     ],
     "with_ln": [
@@ -245,6 +246,12 @@ def check_outcomes(chapter: str, res: dict, qs: list) -> list[str]:
         f"student: {q['question']} is {q['status']}"
         for q in stud["questions"]
         if q["status"] != "not attempted"
+    ]
+    problems += [  # every stub binds its answers: no test meets a NameError
+        f"student: a test of {q['question']} meets an undefined name: "
+        f"{' | '.join(q['messages'])[:300]}"
+        for q in stud["questions"]
+        if "NameError" in " ".join(q["messages"])
     ]
     for k, (part, _src, expected) in enumerate(WRONG.get(chapter, [])):
         r = res[f"wrong-{k}"]
@@ -406,7 +413,7 @@ def otter_chapter(chapter: Path, work: Path) -> list[str]:
     folder = work / f"otter-{chapter.stem}"
     folder.mkdir()
     shutil.copy(chapter, folder / chapter.name)
-    cli = [sys.executable, "-m", "lnpower", "assignments"]
+    cli = [sys.executable, "-m", "lnbook", "assignments"]
     r = subprocess.run(
         [
             *cli,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import io
+import tokenize
 from pathlib import Path
 
 import nbformat
@@ -22,54 +24,119 @@ from .exercises import (
 )
 
 
+def _without_comments(code: str) -> str:
+    """``code`` with its comments removed (and the lines that held only a
+    comment): a kept import or signature carries no hint."""
+    lines = code.splitlines()
+    cuts: dict[int, int] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(code + "\n").readline):
+        if tok.type == tokenize.COMMENT:
+            cuts[tok.start[0] - 1] = tok.start[1]
+    kept = []
+    for i, line in enumerate(lines):
+        if i in cuts:
+            line = line[: cuts[i]].rstrip()
+            if not line:
+                continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _names(target) -> list[str]:
+    """The names an assignment target binds: ``x``, each of ``x, y``,
+    ``[x, *rest]``; none for ``x[k]`` or ``x.attr``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for t in target.elts for n in _names(t)]
+    if isinstance(target, ast.Starred):
+        return _names(target.value)
+    return []
+
+
+def _assigned(node) -> list[str]:
+    """The names an assignment statement binds (``=``, ``: T =``, ``+=``)."""
+    if isinstance(node, ast.Assign):
+        return [n for t in node.targets for n in _names(t)]
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return _names(node.target)
+    return []
+
+
+def _statements(body):
+    """Every statement of ``body``, in order, descending into loops,
+    conditions, ``with`` and ``try`` but not into functions or classes."""
+    for node in body:
+        yield node
+        if isinstance(
+            node,
+            (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef),
+        ):
+            continue
+        for part in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(node, part, []) or [])
+        for handler in getattr(node, "handlers", []) or []:
+            yield from _statements(handler.body)
+
+
 def stub(source: str, name: str) -> str:
-    """The student's starting point for a solution cell: imports are kept,
-    every function keeps its signature (and docstring) and raises
-    ``NotImplementedError``, and every answer is set to ``...`` (the names
-    ``ex<N>_...`` the cell assigns; all assigned names if it has none)."""
+    """The student's starting point for a solution cell.
+
+    - Imports are kept, without their comments.
+    - The answers are set to ``...``: the names ``ex<N>_...`` the cell
+      assigns anywhere outside a function (``ex1_a = ...``,
+      ``ex1_a, helper = ...``, ``ex1_a: float = ...``), each once, in the
+      order of their first assignment.
+    - A cell that assigns no such name has functions for answers: each keeps
+      its decorators, signature and docstring (without comments) and raises
+      ``NotImplementedError``, and the names the cell assigns at the top
+      level are set to ``...``. In a cell that does assign answers, its
+      functions are the solution's own helpers and are left out, with
+      everything else the solution computes.
+    - A cell with neither gets a bare ``raise NotImplementedError``."""
     msg = STUB_MESSAGE.format(name=name)
     tree = ast.parse(source)
     lines = source.splitlines()
-    items: list[
-        tuple[str, str]
-    ] = []  # ("code", text) or ("name", an assigned name)
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            items.append(
-                ("code", "\n".join(lines[node.lineno - 1 : node.end_lineno]))
-            )
-        elif isinstance(node, ast.FunctionDef):
-            first = node.body[0]
-            end = first.lineno - 1
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                end = first.end_lineno
-            start = min(
-                [d.lineno for d in node.decorator_list] + [node.lineno]
-            )
-            header = "\n".join(lines[start - 1 : end])
-            items.append(
-                ("code", f"{header}\n    raise NotImplementedError({msg!r})")
-            )
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = (
-                node.targets if isinstance(node, ast.Assign) else [node.target]
-            )
-            items += [
-                ("name", t.id) for t in targets if isinstance(t, ast.Name)
-            ]
-    assigned = [v for kind, v in items if kind == "name"]
-    keep = {v for v in assigned if ANSWER_NAME.match(v)} or set(assigned)
+    answers: list[str] = []
+    for node in _statements(tree.body):
+        for n in _assigned(node):
+            if ANSWER_NAME.match(n) and n not in answers:
+                answers.append(n)
     out: list[str] = []
-    for kind, v in items:
-        if kind == "code":
-            out.append(v)
-        elif v in keep:
-            keep.discard(v)
-            out.append(f"{v} = ...  # {msg}")
+    if answers:
+        out += [
+            _without_comments(ast.get_source_segment(source, node))
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+        ]
+        out += [f"{v} = ...  # {msg}" for v in answers]
+    else:
+        seen: set[str] = set()
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out.append(
+                    _without_comments(ast.get_source_segment(source, node))
+                )
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = node.body[0]
+                end = first.lineno - 1
+                if (
+                    isinstance(first, ast.Expr)
+                    and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)
+                ):
+                    end = first.end_lineno
+                start = min(
+                    [d.lineno for d in node.decorator_list] + [node.lineno]
+                )
+                header = _without_comments("\n".join(lines[start - 1 : end]))
+                out.append(
+                    f"{header}\n    raise NotImplementedError({msg!r})"
+                )
+            for v in _assigned(node):
+                if v not in seen:
+                    seen.add(v)
+                    out.append(f"{v} = ...  # {msg}")
     if not any("NotImplementedError" in o or "= ..." in o for o in out):
         out.append(f"raise NotImplementedError({msg!r})")
     return "\n".join(out) + "\n"

@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from .. import inference, tasks, theory
-from .base import COLORS
+from . import inference, tasks, theory
+from .plots import COLORS, STATUS_COLORS
 
 #: where the built site keeps the scripts, relative to a chapter's page (the
 #: chapters are one folder below the site's root)
@@ -351,7 +351,7 @@ def rho_explorer(
 
 
 def _normalised(M: torch.Tensor) -> torch.Tensor:
-    """``M/||M||_max``, as :func:`lnpower.plots.heatmaps` draws it."""
+    """``M/||M||_max``, as ``lnpower.plots.heatmaps`` draws it."""
     M = M.detach().cpu().double()
     return M / M.abs().max().clamp_min(1e-300)
 
@@ -632,15 +632,15 @@ def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
     :func:`lnpower.claims.report.check_all` measures them) as a pandas
     DataFrame, one row per claim: ``claim`` (its id, linked to the chapter
     that checks it), ``statement``, ``measured`` (with the spread over
-    seeds, for an ensemble), ``status`` (coloured by ``colours``), and the
-    four columns the table filters on, as plain text: ``status`` (again,
-    hidden), ``source`` (paper or book), ``chapter`` and ``reading of T``
-    (:func:`reading`)."""
+    seeds, for an ensemble), ``status`` (coloured by ``colours``, the
+    book's ``lnpower.plots.STATUS_COLORS`` unless given), ``source`` (paper
+    or book), ``chapter`` and ``reading of T`` (:func:`reading`); the table
+    filters on the last four (:data:`FILTERS`)."""
     from html import escape
 
     import pandas as pd
 
-    colours = colours or {}
+    colours = STATUS_COLORS if colours is None else colours
 
     def measured(r) -> str:
         x = r.measured
