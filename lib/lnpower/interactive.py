@@ -192,7 +192,9 @@ def _rho_axis():
     return alt.X(
         "x:Q",
         title="ρ",
-        scale=alt.Scale(type="symlog", constant=0.01, domain=[-1e4, INFINITY]),
+        scale=alt.Scale(
+            type="symlog", constant=0.01, domain=[-1e4, 3 * INFINITY]
+        ),
         axis=alt.Axis(
             values=ticks,
             labelExpr=(
