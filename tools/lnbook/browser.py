@@ -11,7 +11,17 @@ column (content behind a horizontal scrollbar), no image wider than the
 page, and no character drawn as a missing-glyph box (a character that no
 installed font has). Screenshots of each page's first screen go to
 ``_build/screenshots/`` (``--full-page``: the whole page, for reading the
-book as pictures; it doubles the time). Two browsers check the pages, half
+book as pictures; it doubles the time).
+
+Offline, as a reader without a network: every request that would leave the
+machine (anything but the local test server) is aborted and fails the page,
+and so does an error in the console. On a page with interactive figures
+(``lnpower.interactive``), each figure must have its controls (a
+chart's sliders and radio buttons, a table's filter panes and sortable
+heads), and moving each control must change the figure's plot area: a
+screenshot of the drawn chart or of the table's rows, not of the control,
+taken before and after, compared pixel by pixel (``_build/screenshots/
+interactive/``). Two browsers check the pages, half
 each (the machine's two cores). Usage: ``python -m lnbook.browser
 [--full-page] [page.html ...]``; exits non-zero on failure.
 """
@@ -211,12 +221,151 @@ def redirect_target(rel: str) -> str | None:
     return m.group(1) if m else None
 
 
+INTERACTIVE = SHOTS / "interactive"
+# the plot area of each kind of interactive figure: the drawn chart (not its
+# sliders), the table's rows (not its filter panes, which are tables too)
+CHART = "svg.marks, canvas.marks"
+TABLE = "table.dataTable:not(.dtsp-panesContainer table)"
+CHANGED = 200  # pixels that must change when a control moves
+
+
+def offline(page, base: str, sent: list[str]) -> None:
+    """Let ``page`` reach only the local test server at ``base``: any other
+    request is aborted and its URL recorded in ``sent``."""
+    local = urlparse(base).netloc
+
+    def route(r):
+        url = urlparse(r.request.url)
+        if url.scheme in ("data", "blob", "about") or url.netloc == local:
+            r.continue_()
+        else:
+            sent.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+
+
+def changed_pixels(before: bytes, after: bytes) -> int:
+    """How many pixels differ between two screenshots (all of them if their
+    sizes differ)."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    a, b = (Image.open(io.BytesIO(x)).convert("RGB") for x in (before, after))
+    if a.size != b.size:
+        return max(a.width * a.height, b.width * b.height)
+    diff = ImageChops.difference(a, b).convert("L")
+    return sum(diff.point(lambda v: 255 if v else 0).histogram()[1:])
+
+
+def none():
+    pass
+
+
+def controls(figure, table: bool) -> list:
+    """(name, set-up, move) for each control of an interactive figure: a
+    chart's radio buttons (the first unchecked of each group) and sliders
+    (to the other end); a table's head (sorted by the fourth column) and
+    each filter pane (its first value chosen, from a table with every
+    filter cleared by the set-up)."""
+    found = []
+    if table:
+        head = figure.locator(f"{TABLE} thead th").nth(3)
+        found.append(("sort", none, head.click))
+
+        def clear():
+            button = figure.locator(".dtsp-clearAll")
+            if button.is_enabled():
+                button.click()
+
+        panes = figure.locator(".dtsp-searchPane")
+        for p in range(panes.count()):
+            pane = panes.nth(p)
+
+            name = pane.locator("input").first.get_attribute("placeholder")
+            first = pane.locator("tbody tr").first
+            found.append((f"filter {name}", clear, first.click))
+        return found
+    radios = figure.locator("input[type=radio]")
+    groups = dict.fromkeys(
+        radios.nth(i).get_attribute("name") for i in range(radios.count())
+    )
+    for i, group in enumerate(groups):
+        other = figure.locator(
+            f'input[type=radio][name="{group}"]:not(:checked)'
+        ).first
+        found.append((f"radio {i + 1}", none, other.check))
+    sliders = figure.locator("input[type=range]")
+    for i in range(sliders.count()):
+        s = sliders.nth(i)
+
+        def slide(s=s):
+            value, lo = s.evaluate("e => [e.value, e.min]")
+            s.focus()
+            s.press("Home" if value != lo else "End")
+
+        found.append((f"slider {i + 1}", none, slide))
+    return found
+
+
+def check_interactive(page, name: str) -> list[str]:
+    """Each interactive figure of the page has controls, and moving each
+    changes its plot area (screenshots before and after each move)."""
+    problems = []
+    figures = page.locator(".lnpower-interactive")
+    INTERACTIVE.mkdir(parents=True, exist_ok=True)
+    for i in range(figures.count()):
+        figure = figures.nth(i)
+        table = "lnpower-datatable" in figure.get_attribute("class")
+        plot = figure.locator(TABLE if table else CHART).first
+        what = f"interactive figure {i + 1}"
+        try:
+            plot.wait_for(state="visible", timeout=15_000)
+        except Exception:  # playwright's TimeoutError
+            problems.append(f"{what}: nothing drawn")
+            continue
+        wider = plot.evaluate(
+            "e => e.getBoundingClientRect().right - "
+            "(e.closest('article') || document.body)"
+            ".getBoundingClientRect().right"
+        )
+        if wider > 2:
+            problems.append(f"{what}: {wider:.0f} px wider than the column")
+        moves = controls(figure, table)
+        if not moves or (table and len(moves) < 5):
+            problems.append(f"{what}: controls missing ({len(moves)})")
+        for label, setup, move in moves:
+            setup()
+            plot.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            before = plot.screenshot()
+            move()
+            page.wait_for_timeout(500)
+            after = plot.screenshot()
+            stem = f"{name}-{i + 1}-{label.replace(' ', '-')}"
+            (INTERACTIVE / f"{stem}-before.png").write_bytes(before)
+            (INTERACTIVE / f"{stem}-after.png").write_bytes(after)
+            if changed_pixels(before, after) < CHANGED:
+                problems.append(f"{what}: moving its {label} changed nothing")
+    return problems
+
+
 def check_page(
     browser, base: str, rel: str, branch: str, full_page: bool
 ) -> list[str]:
-    problems, errors = [], []
+    problems, errors, sent = [], [], []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: (
+            m.type == "error"
+            and not m.location.get("url", "").endswith("/favicon.ico")
+            and errors.append(f"console: {m.text}")
+        ),
+    )
+    offline(page, base, sent)
     url, target = urljoin(base, rel), redirect_target(rel)
     page.goto(url, wait_until="load")
     if target:  # check the page the redirect lands on, once it has landed
@@ -271,8 +420,12 @@ def check_page(
                 f"U+{ord(c):04X} {c!r}" for c in layout["missing_glyphs"]
             )
         )
+    if page.locator(".lnpower-interactive").count():
+        problems += check_interactive(page, name)
     if errors:
         problems.append(f"JavaScript errors: {errors[:3]}")
+    if sent:
+        problems.append(f"requests that leave the machine: {sent[:3]}")
     if info["typeset"] != info["math"] or info["merror"] or info["raw"]:
         problems.append(
             f"math: {info['typeset']}/{info['math']} typeset, "
