@@ -59,8 +59,7 @@ def beyond_random_init():
         drops,
         (drops > 10) & (losses < 0.05) & (final > 0.1),
         quantity="the factor by which the structure residual falls",
-        detail="test losses "
-        + ", ".join(f"{x:.4f}" for x in losses),
+        detail="test losses " + ", ".join(f"{x:.4f}" for x in losses),
     )
 
 

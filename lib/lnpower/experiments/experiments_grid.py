@@ -47,8 +47,7 @@ def fig3_no_gap():
         worst,
         np.array(worst) < 0.1,
         quantity="the largest relative test-train gap of 11 configurations",
-        detail="the largest gap of each seed at: "
-        f"{'; '.join(where)}",
+        detail=f"the largest gap of each seed at: {'; '.join(where)}",
     )
 
 

@@ -144,8 +144,7 @@ def fig1_growth_quarter_epochs():
         worst,
         worst <= 0.2,
         quantity="the worst relative distance of the four slopes from 1/4",
-        detail="seed 0: "
-        + "; ".join(rows),
+        detail="seed 0: " + "; ".join(rows),
     )
 
 
