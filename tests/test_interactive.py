@@ -237,6 +237,7 @@ def test_claims_frame_and_table(monkeypatch):
         _result(0),
         _result(1, id="fig4-growth-sixth-epochs", source="book",
                 status="not reproduced", chapter="book/experiments_layer",
+                detail="the gap <x>, per seed: median 0.3 over 5 seeds",
                 ensemble={"seeds": 5, "median": 0.3, "q10": 0.1,
                           "q90": 0.5, "fraction": 0.0}),
     ]  # fmt: skip
@@ -248,7 +249,9 @@ def test_claims_frame_and_table(monkeypatch):
     assert list(frame["chapter"]) == ["with_ln", "experiments_layer"]
     assert list(frame["source"]) == ["paper", "book"]
     assert "&lt;b&gt;" in frame["statement"][0]  # escaped
-    assert "5 seeds" in frame["measured"][1]
+    assert frame["measured"][1] == (
+        "the gap &lt;x&gt;, per seed: median 0.3 over 5 seeds"
+    )  # the labelled detail, escaped
     assert "#cf222e" in frame["status"][1]
     html = ia.claims_table(frame).html
     # DataTables from the page's classic script, not a module (file://)

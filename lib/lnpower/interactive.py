@@ -633,8 +633,9 @@ def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
     """The claims (:class:`lnpower.claims.Result`, as
     :func:`lnpower.claims.report.check_all` measures them) as a pandas
     DataFrame, one row per claim: ``claim`` (its id, linked to the chapter
-    that checks it), ``statement``, ``measured`` (with the spread over
-    seeds, for an ensemble), ``status`` (coloured by ``colours``, the
+    that checks it), ``statement``, ``measured`` (the claim's detail,
+    which names each number it gives, and for an ensemble the quantity per
+    seed with its spread over the seeds), ``status`` (coloured by ``colours``, the
     book's ``lnpower.plots.STATUS_COLORS`` unless given), ``source`` (paper
     or book), ``chapter`` and ``reading of T`` (:func:`reading`); the table
     filters on the last four (:data:`FILTERS`)."""
@@ -643,17 +644,6 @@ def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
     import pandas as pd
 
     colours = STATUS_COLORS if colours is None else colours
-
-    def measured(r) -> str:
-        x = r.measured
-        text = escape(f"{x:.4g}" if isinstance(x, float) else str(x))
-        e = r.ensemble
-        if e:
-            text += (
-                f"<br><small>{e['seeds']} seeds: median {e['median']:.4g},"
-                f" 10-90 %: {e['q10']:.4g} to {e['q90']:.4g}</small>"
-            )
-        return text
 
     rows = []
     for r in results:
@@ -664,7 +654,7 @@ def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
                 "claim": f'<a href="{chapter}.html"><code>{escape(r.id)}'
                 "</code></a>",
                 "statement": escape(r.statement),
-                "measured": measured(r),
+                "measured": escape(r.detail),
                 "status": f'<b style="color:{colour}">{r.status}</b>',
                 "source": r.source,
                 "chapter": chapter,
