@@ -299,3 +299,19 @@ def test_stored_run_retrains_within_the_ensemble(monkeypatch):
 def test_paper_config_epoch_reading():
     assert paper_config().epoch_steps(2000) == 156_000
     assert np.isclose(paper_config().epoch_steps(1), 10_000 // 128)
+
+
+def test_the_sgd_rate_is_read_above_the_noise_floor():
+    """sgd_rate recovers a geometric approach to a limit from a noisy
+    sequence, stops where the noise takes over, and refuses a sequence
+    that never leaves its noise floor."""
+    from lnpower.experiments.without_ln import sgd_rate
+
+    g = np.random.default_rng(0)
+    t = np.arange(2001)
+    p = 0.6 - 0.6 * 0.9**t + 1e-4 * g.standard_normal(len(t))
+    rate, last = sgd_rate(p)
+    assert rate == pytest.approx(0.9, abs=0.01)
+    assert 60 < last < 80  # 0.6 * 0.9^t falls to 10 x 1e-4 near t = 61
+    with pytest.raises(ValueError, match="too few to fit a rate"):
+        sgd_rate(0.6 + 1e-4 * g.standard_normal(len(t)))
