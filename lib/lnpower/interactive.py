@@ -635,10 +635,11 @@ def claims_frame(results: Sequence, colours: Mapping[str, str] | None = None):
     DataFrame, one row per claim: ``claim`` (its id, linked to the chapter
     that checks it), ``statement``, ``measured`` (the claim's detail,
     which names each number it gives, and for an ensemble the quantity per
-    seed with its spread over the seeds), ``status`` (coloured by ``colours``, the
-    book's ``lnpower.plots.STATUS_COLORS`` unless given), ``source`` (paper
-    or book), ``chapter`` and ``reading of T`` (:func:`reading`); the table
-    filters on the last four (:data:`FILTERS`)."""
+    seed with its spread over the seeds), ``status`` (coloured by
+    ``colours``, the book's ``lnpower.plots.STATUS_COLORS`` unless given),
+    ``source`` (paper or book), ``chapter`` and ``reading of T``
+    (:func:`reading`); the table filters on the last four
+    (:data:`FILTERS`)."""
     from html import escape
 
     import pandas as pd

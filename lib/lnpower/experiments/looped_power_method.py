@@ -74,10 +74,10 @@ def looped_rho_increment_scaling():
 
 def loss_over_all_rho(task: str, rhos=None, loops: int = 10) -> dict:
     """The looped model's population loss L_L(rho) (the structure (4.2))
-    on a grid of rho, negative values included, on 20 000 samples of the
-    task (the chapter's sample): the grid, the loss, L_L^(inf), and the per-loop factor of the
-    power iteration with (I + rho S): the median over samples of
-    max_(i>r) |1 + rho lam_i| / |1 + rho lam_1|."""
+    on a grid of rho, negative values included, on the chapter's 20 000
+    samples of the task: the grid, the loss, L_L^(inf), and the per-loop
+    factor of the power iteration with (I + rho S): the median over samples
+    of ``max_(i>r) |1 + rho lam_i| / |1 + rho lam_1|``."""
     sm = sample(task, 20_000, 1)
     if rhos is None:
         rhos = np.r_[np.linspace(-1, 0, 81), np.geomspace(1e-2, 1e3, 50)]
