@@ -230,6 +230,18 @@ def _log_y(field: str, title: str, ranges: dict[str, list[float]]):
     )
 
 
+def _radio(name: str, options: list[str]):
+    """A Vega-Lite parameter ``name`` chosen by radio buttons, opening at the
+    first of ``options``."""
+    import altair as alt
+
+    return alt.param(
+        name=name,
+        value=options[0],
+        bind=alt.binding_radio(options=options, name=f"{name}: "),
+    )
+
+
 def rho_explorer(
     data: dict[str, list[dict]],
     L: int,
@@ -261,11 +273,7 @@ def rho_explorer(
         value=k0,
         bind=alt.binding_range(min=ks[0], max=ks[-1], step=1, name="ρ: "),
     )
-    task = alt.param(
-        name="task",
-        value=shown[0],
-        bind=alt.binding_radio(options=shown, name="task: "),
-    )
+    task = _radio("task", shown)
     colour = _task_colour(shown)
     panel = (width - 3 * 70) // 3
     curve = alt.InlineData(values=curves)
@@ -436,30 +444,10 @@ def snapshot_scrubber(data: dict[str, list], note: str = "", px: int = 255):
             min=0, max=len(logged) - 1, step=1, name="training step: "
         ),
     )
-    run = alt.param(
-        name="run",
-        value=runs[0],
-        bind=alt.binding_radio(options=runs, name="run: "),
-    )
-    task = alt.param(
-        name="task",
-        value=shown[0],
-        bind=alt.binding_radio(options=shown, name="task: "),
-    )
+    run = _radio("run", runs)
+    task = _radio("task", shown)
     size = data["rows"][0]["size"]
     d = size // 2
-    slider = alt.param(
-        name="k",
-        value=len(logged) - 1,
-        bind=alt.binding_range(
-            min=0, max=len(logged) - 1, step=1, name="training step: "
-        ),
-    )
-    task = alt.param(
-        name="task",
-        value=shown[0],
-        bind=alt.binding_radio(options=shown, name="task: "),
-    )
     source = alt.InlineData(values=data["rows"])
     axis = alt.Axis(
         values=[d / 2, 3 * d / 2],

@@ -80,6 +80,14 @@ def fig4_growth_sixth_epochs():
     )
 
 
+def layer_runs(reading: str) -> dict:
+    """The LN layer's runs at one reading of T: its seed ensemble
+    (``"iterations"``) or its stored runs (``"epochs"``)."""
+    if reading == "iterations":
+        return ensemble("layer")
+    return epoch_runs.load("layer")
+
+
 @memo
 def fig5_curves(reading: str = "iterations") -> dict:
     """Per task, per seed, the median error curves of Fig. 5's snapshots and
@@ -87,11 +95,7 @@ def fig5_curves(reading: str = "iterations") -> dict:
     ...]}``: of the LN layer's seed ensemble (``"iterations"``) or of its
     stored run at the epoch reading (``"epochs"``). Computed once per
     process: three claims read them."""
-    histories = (
-        ensemble("layer")
-        if reading == "iterations"
-        else epoch_runs.load("layer")
-    )
+    histories = layer_runs(reading)
     out = {}
     for t, hs in histories.items():
         snaps = (*hs[0].config.snapshot_steps, hs[0].config.steps)
@@ -111,11 +115,7 @@ def fig5_structured(reading: str = "iterations") -> dict:
     model at each snapshot of Fig. 5: the structured layer I + gamma S at
     the snapshot's learned gamma (the product of its active weights), on the
     same test matrices, ``{task: [{T: curve, ...}, ...]}``."""
-    histories = (
-        ensemble("layer")
-        if reading == "iterations"
-        else epoch_runs.load("layer")
-    )
+    histories = layer_runs(reading)
     out = {}
     for t, hs in histories.items():
         snaps = (*hs[0].config.snapshot_steps, hs[0].config.steps)
