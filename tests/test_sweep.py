@@ -142,7 +142,8 @@ def test_sweep_options_are_checked_before_any_work(argv, match):
 def test_the_where_grid_and_its_stored_table(monkeypatch):
     """The chapter where's grid: 360 runs (90 in the subset), each of one
     set-up; its stored table matches the code of now (else: `python -m
-    lnpower stored-runs --name where`), with one row a run."""
+    lnpower stored-runs --name where` from the checkout's root, with
+    PYTHONPATH=lib), with one row a run."""
     from lnpower.experiments import where
 
     monkeypatch.delenv("LNPOWER_SEED", raising=False)
@@ -154,7 +155,7 @@ def test_the_where_grid_and_its_stored_table(monkeypatch):
     assert (d, n) == (4, 2) and (d2, n2) == (32, 256)
     rows = where.stored()
     assert rows is not None, (
-        "stale: python -m lnpower stored-runs --name where"
+        "stale: PYTHONPATH=lib python -m lnpower stored-runs --name where"
     )
     assert len(rows) == 360
     assert {

@@ -410,7 +410,13 @@ def cmd_stored_runs(args) -> dict:
         from .experiments import where
 
         written.append(where.store())
-    return {"written": [str(p) for p in written]}
+    out = {"written": [str(p) for p in written]}
+    if any("site-packages" in p for p in out["written"]):
+        out["note"] = (
+            "written into the installed package; to change the stored runs "
+            "of a checkout, run from its root with PYTHONPATH=lib"
+        )
+    return out
 
 
 def _print_human(name: str, out: dict) -> None:
