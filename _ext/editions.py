@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.transforms import SphinxTransform
 from sphinx_exercise.nodes import (
     solution_end_node,
     solution_node,
@@ -42,28 +41,27 @@ def _stubs(path: Path) -> list[str]:
     return [c.source for c in student.cells if has_tag(c, "solution")]
 
 
-class RemoveAnswers(SphinxTransform):
-    """In the public edition, a problem set's answers out of the page."""
-
-    default_priority = 900
-
-    def apply(self, **kwargs):
-        if self.config.lnbook_edition == "instructor":
-            return
-        if not self.env.docname.endswith("_problems"):
-            return
-        stubs = iter(_stubs(Path(self.env.doc2path(self.env.docname))))
-        for cell in list(self.document.findall(nodes.container)):
-            tags = set(cell.get("classes", [])) & ANSWERS
-            if not tags:
-                continue
-            if "tag_solution" in tags:
-                cell.replace_self(_stub_cell(next(stubs)))
-            else:
-                cell.parent.remove(cell)
-        for kind in (solution_node, solution_start_node, solution_end_node):
-            for node in list(self.document.findall(kind)):
-                node.parent.remove(node)
+def remove_answers(app, doctree) -> None:
+    """In the public edition, a problem set's answers out of the page:
+    on ``doctree-read`` before sphinx-codeautolink reads the code blocks
+    (its priority 490), so that it links the stubs, not the answers."""
+    if app.config.lnbook_edition == "instructor":
+        return
+    docname = app.env.docname
+    if not docname.endswith("_problems"):
+        return
+    stubs = iter(_stubs(Path(app.env.doc2path(docname))))
+    for cell in list(doctree.findall(nodes.container)):
+        tags = set(cell.get("classes", [])) & ANSWERS
+        if not tags:
+            continue
+        if "tag_solution" in tags:
+            cell.replace_self(_stub_cell(next(stubs)))
+        else:
+            cell.parent.remove(cell)
+    for kind in (solution_node, solution_start_node, solution_end_node):
+        for node in list(doctree.findall(kind)):
+            node.parent.remove(node)
 
 
 def _stub_cell(source: str) -> nodes.container:
@@ -83,5 +81,5 @@ def setup(app):
             f"LNBOOK_EDITION must be one of {EDITIONS}, got {edition!r}"
         )
     app.add_config_value("lnbook_edition", edition, "env")
-    app.add_transform(RemoveAnswers)
+    app.connect("doctree-read", remove_answers, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -101,7 +101,8 @@ def structured(d: int, w: float = 0.0, v: float = 1.0, dtype=torch.float64):
     return W, V
 
 
-BLOCKS = ("11", "12", "21", "22")  # the four d x d blocks of W and V
+#: the names of the four d x d blocks of W and V
+BLOCKS = ("11", "12", "21", "22")
 
 
 def blocks(M: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -31,9 +31,10 @@ from .. import cache as _cache
 from .status import STATUSES
 
 LEDGER = Path(__file__).with_name("ledger.toml")
+#: the two sources of a claim: the paper, or the book itself
 SOURCES = {"paper": "the paper's claims", "book": "the book's own claims"}
-# The paper's numbered statements that claims are about: the label of the
-# box that states each, and its chapter
+#: The paper's numbered statements that claims are about: the label of the
+#: box that states each, and its chapter
 STATEMENTS = {
     "def-3-1": "book/principal_components",
     "ass-3-2": "book/principal_components",

@@ -93,7 +93,7 @@ def _cached() -> list[Callable]:
 
 
 def count_checks(derive: Callable[[], object]) -> int:
-    """Run ``derive()`` with every cache of :func:`_cached` cleared and
+    """Run ``derive()`` with every cache of ``_cached`` cleared and
     return how many :func:`~lnpower.symbolic.common.check` calls ran inside
     it (in this context only)."""
     for f in _cached():

@@ -16,7 +16,7 @@ eta, gamma, alpha, beta, F, d, n = sp.symbols(
     "eta gamma alpha beta F d n", real=True
 )
 k1, k2, k3 = sp.symbols("kappa1 kappa2 kappa3", positive=True)
-# the names of the eight d x d blocks of W and V: "W11", ..., "V22"
+#: the names of the eight d x d blocks of W and V: "W11", ..., "V22"
 WEIGHT_BLOCKS = tuple(f"{M}{b}" for M in "WV" for b in BLOCKS)
 
 
