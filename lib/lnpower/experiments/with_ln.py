@@ -51,7 +51,8 @@ def _at_decades(t, y, decades=(10**3, 10**4, 10**5, 10**6)):
 def decade_trend(t, y, target: float, tol: float, name: str, digits: int):
     """A claim's three values for a quantity ``y(t)`` of the reduced
     dynamics that should tend to ``target``: its value at t = 10^6, the
-    :func:`~lnpower.claims.status.trend_status` of its values at t = 10^3..10^6, and those."""
+    :func:`~lnpower.claims.status.trend_status` of its values at
+    t = 10^3..10^6, and those."""
     r = _at_decades(t, y)
     return (
         round(r[-1], 4),
