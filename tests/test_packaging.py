@@ -197,3 +197,39 @@ def test_no_assert_no_reexport_no_constant_twice_no_cycle():
         if m not in state:
             visit(m, [m])
     assert cycles == []
+
+
+def _graph_size(modules: list[str]) -> tuple[int, int]:
+    """The library modules ``modules`` import, directly or not, and their
+    lines."""
+    from lnpower import cache
+
+    seen = set().union(*(cache.closure(m) for m in modules))
+    files = (cache._module_file(m.split("/")) for m in seen)
+    return len(seen), sum(len(f.read_text().splitlines()) for f in files)
+
+
+def test_readme_short_with_a_line_per_module_and_its_graph_sizes():
+    """The README: at most 150 lines, each top-level module of the package
+    on a line of its layout, and the import-graph sizes it states are those
+    of the code."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    layout = text[text.index("## Layout") : text.index("## Where do I add")]
+    package = ROOT / "lib" / "lnpower"
+    tops = {
+        p.stem if p.suffix == ".py" else p.name
+        for p in package.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").exists()
+    } - {"__init__", "__main__"}
+    missing = [t for t in sorted(tops) if not re.search(rf"\b{t}\b", layout)]
+    assert missing == []
+    science = ["tasks", "model", "config", "train", "theory", "dynamics"]
+    n, lines = _graph_size([*science, "plots"])
+    n2, lines2 = _graph_size(
+        [*science, "plots", "claims/__init__", "experiments/with_ln"]
+    )
+    flat = " ".join(text.split())
+    sp = lambda k: f"{k:,}".replace(",", " ")  # noqa: E731
+    assert f"pulls in {n} modules, {sp(lines)} lines" in flat
+    assert f"{n2} modules, {sp(lines2)} lines" in flat
