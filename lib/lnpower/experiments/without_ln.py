@@ -117,7 +117,7 @@ def predicted_rate(task: str = "sphere"):
 
 def sgd_rate(product, start: int = 20, tail: int = 500) -> tuple[float, int]:
     """The per-step rate at which one SGD run's gamma~_t approaches its
-    limit, and the last step fitted: |gamma~_t - g| with g the median of
+    limit, and the last step fitted: ``|gamma~_t - g|`` with g the median of
     the last ``tail`` steps, fitted log-linearly from ``start`` while it is
     above 10 times the standard deviation of those steps (SGD's noise
     floor, below which no rate can be read)."""
