@@ -109,7 +109,7 @@ def stub(source: str, name: str) -> str:
             for node in tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom))
         ]
-        out += [f"{v} = ...  # {msg}" for v in answers]
+        out += [_unset(v, msg) for v in answers]
     else:
         seen: set[str] = set()
         for node in tree.body:
@@ -130,16 +130,29 @@ def stub(source: str, name: str) -> str:
                     [d.lineno for d in node.decorator_list] + [node.lineno]
                 )
                 header = _without_comments("\n".join(lines[start - 1 : end]))
-                out.append(
-                    f"{header}\n    raise NotImplementedError({msg!r})"
-                )
+                out.append(f"{header}\n{_raise(msg, '    ')}")
             for v in _assigned(node):
                 if v not in seen:
                     seen.add(v)
-                    out.append(f"{v} = ...  # {msg}")
+                    out.append(_unset(v, msg))
     if not any("NotImplementedError" in o or "= ..." in o for o in out):
-        out.append(f"raise NotImplementedError({msg!r})")
+        out.append(_raise(msg))
     return "\n".join(out) + "\n"
+
+
+def _unset(name: str, msg: str) -> str:
+    """A stub's answer line, its message after it or, where the line would
+    pass 79 columns, above it."""
+    line = f"{name} = ...  # {msg}"
+    return line if len(line) <= 79 else f"# {msg}\n{name} = ..."
+
+
+def _raise(msg: str, indent: str = "") -> str:
+    """A stub's ``raise NotImplementedError``, its message on a line of its
+    own (so that it fits 79 columns)."""
+    return (
+        f"{indent}raise NotImplementedError(\n{indent}    {msg!r}\n{indent})"
+    )
 
 
 def student_edition(nb):
