@@ -50,3 +50,10 @@ def test_pages_of_another_library_are_read_again(tmp_path, monkeypatch):
     (lib / "model.py").write_text("x = 2\n")
     book_cache.drop_stale()
     assert not doctrees.exists()
+    book_cache.stamp(pages=True)
+    doctrees.mkdir()
+    ext = tmp_path / "tools" / "lnbook"
+    ext.mkdir(parents=True)
+    (ext / "editions.py").write_text("STUB = 1\n")  # the stubs' code
+    assert not book_cache.drop_stale()  # the outputs stay
+    assert not doctrees.exists()  # the pages are read again

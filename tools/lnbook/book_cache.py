@@ -4,7 +4,10 @@ change to ``lib/``, an unchanged chapter would be rendered with outputs the
 old library computed. So the cache is stamped with a fingerprint of every
 file of ``lib/lnpower`` (code, the claims' ledger, the stored runs), and a
 stale cache is dropped before it is used: ``make book`` then executes every
-notebook again.
+notebook again. The rendered pages (the doctrees) depend as well on the
+site's extensions (``_ext``) and on the tooling they call (the public
+edition's stubs come from ``tools/lnbook``): their stamp covers those too,
+so that a change there reads every page again without executing any.
 
 Usage: ``python -m lnbook.book_cache drop-stale|stamp|stamp-pages``.
 """
@@ -26,14 +29,18 @@ DOCTREES = ROOT / "_build" / ".doctrees"
 DOCTREES_STAMP = ROOT / "_build" / "doctrees.lnpower"
 
 
-def fingerprint() -> str:
-    """A hash of the path and bytes of every file of the library."""
+def fingerprint(pages: bool = False) -> str:
+    """A hash of the path and bytes of every file of the library (with
+    ``pages``, of the site's extensions and the book's tooling too)."""
     h = hashlib.sha256()
-    lib = ROOT / "lib" / "lnpower"
-    for f in sorted(lib.rglob("*")):
-        if f.is_file() and "__pycache__" not in f.parts:
-            h.update(str(f.relative_to(lib)).encode())
-            h.update(f.read_bytes())
+    folders = [ROOT / "lib" / "lnpower"]
+    if pages:
+        folders += [ROOT / "_ext", ROOT / "tools" / "lnbook"]
+    for top in folders:
+        for f in sorted(top.rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts:
+                h.update(str(f.relative_to(ROOT)).encode())
+                h.update(f.read_bytes())
     return h.hexdigest()[:20]
 
 
@@ -48,7 +55,7 @@ def drop_stale() -> bool:
         print("book cache: the library changed; every notebook runs again")
     if DOCTREES.exists() and (
         not DOCTREES_STAMP.exists()
-        or DOCTREES_STAMP.read_text() != fingerprint()
+        or DOCTREES_STAMP.read_text() != fingerprint(pages=True)
     ):
         shutil.rmtree(DOCTREES)
         print("book cache: the library changed; every page is read again")
@@ -61,7 +68,7 @@ def stamp(pages: bool = False) -> None:
     STAMP.parent.mkdir(parents=True, exist_ok=True)
     STAMP.write_text(fingerprint())
     if pages:
-        DOCTREES_STAMP.write_text(fingerprint())
+        DOCTREES_STAMP.write_text(fingerprint(pages=True))
 
 
 if __name__ == "__main__":
