@@ -68,7 +68,7 @@ lint: $(PKG)
 # two workers, one thread each: the tests' tensors are small, and two threads per process
 # only wait on each other
 unit: $(PKG)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 tests
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 --durations=8 tests
 
 notebooks: $(PKG)
 	$(BIN)/python -m lnbook.notebooks

@@ -33,6 +33,16 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+def _letters(text: str) -> str:
+    """The text without any whitespace and with straight quotes: an HTML
+    page splits a sentence around its inline tags (``aligns
+    <strong>sooner</strong>.``), and Sphinx curls its quotes."""
+    for curly, straight in (("\u2018\u2019", "'"), ("\u201c\u201d", '"')):
+        for c in curly:
+            text = text.replace(c, straight)
+    return "".join(text.split())
+
+
 def answer_lines(executed) -> set[str]:
     """What only the reference answers of an executed problem set show:
     their output lines and the sentences of the solution blocks (at least
@@ -52,9 +62,11 @@ def answer_lines(executed) -> set[str]:
                 }
         elif has_tag(cell, "solution") or has_tag(cell, "answer"):
             for out in cell.get("outputs", []):
-                text = out.get("text") or out.get("data", {}).get(
-                    "text/plain", ""
-                )
+                data = out.get("data", {})
+                # text/plain is what the page shows only when there is
+                # nothing richer (a Math object's is its repr)
+                plain = data.get("text/plain", "") if len(data) == 1 else ""
+                text = out.get("text") or plain
                 text = "".join(text) if isinstance(text, list) else text
                 lines |= {_normal(x) for x in text.splitlines()}
     return {x for x in lines if len(x) >= MIN_LENGTH}
@@ -86,8 +98,8 @@ def check(site: Path, present: bool) -> list[str]:
         if not lines:
             problems.append(f"{nb.stem}: no answer line to look for")
             continue
-        text = page_text(site / "book" / f"{nb.stem}.html")
-        wrong = sorted(x for x in lines if (x in text) != present)
+        text = _letters(page_text(site / "book" / f"{nb.stem}.html"))
+        wrong = sorted(x for x in lines if (_letters(x) in text) != present)
         problems += [
             f"{nb.stem}: {'missing' if present else 'printed'}: {x[:70]}"
             for x in wrong
