@@ -59,3 +59,23 @@ def test_an_answer_is_found_across_tags_breaks_and_curled_quotes(tmp_path):
     page.write_text("<p>(i) The larger start aligns <em>later</em>.</p>")
     text = public_check._letters(public_check.page_text(page))
     assert not any(public_check._letters(x) in text for x in lines)
+
+
+def test_a_problem_page_serves_the_student_edition_and_no_repo_link(tmp_path):
+    from lnbook import ROOT
+    from lnbook.editions import student_edition
+
+    notebook = ROOT / "book" / "with_ln_problems.ipynb"
+    instructor = nbformat.read(notebook, as_version=4)
+    served = tmp_path / "_sources" / "book" / notebook.name
+    served.parent.mkdir(parents=True)
+    nbformat.write(student_edition(instructor), served)
+    page = '<a href="../_sources/book/with_ln_problems.ipynb">download</a>'
+    assert public_check.served_problems(notebook, tmp_path, page) == []
+    nbformat.write(instructor, served)
+    colab = (
+        '<a href="https://colab.research.google.com/github/o/r/blob/main/'
+        'book/with_ln_problems.ipynb">Colab</a>'
+    )
+    found = public_check.served_problems(notebook, tmp_path, page + colab)
+    assert len(found) == 2

@@ -107,13 +107,13 @@ def stub(source: str, name: str) -> str:
         out += [
             _without_comments(ast.get_source_segment(source, node))
             for node in tree.body
-            if isinstance(node, (ast.Import, ast.ImportFrom))
+            if _kept_import(node)
         ]
         out += [_unset(v, msg) for v in answers]
     else:
         seen: set[str] = set()
         for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if _kept_import(node):
                 out.append(
                     _without_comments(ast.get_source_segment(source, node))
                 )
@@ -138,6 +138,25 @@ def stub(source: str, name: str) -> str:
     if not any("NotImplementedError" in o or "= ..." in o for o in out):
         out.append(_raise(msg))
     return "\n".join(out) + "\n"
+
+
+# the imports a stub keeps: the array and algebra libraries and the book's
+# display helpers; an import of the library's science (or of mpmath) would
+# name the method, so the student writes it
+STUB_IMPORTS = ("numpy", "sympy", "math", "torch", "lnpower.display")
+
+
+def _kept_import(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+        names = [node.module or ""]
+    else:
+        return False
+    return all(
+        any(n == m or n.startswith(m + ".") for m in STUB_IMPORTS)
+        for n in names
+    )
 
 
 def _unset(name: str, msg: str) -> str:

@@ -98,13 +98,36 @@ def check(site: Path, present: bool) -> list[str]:
         if not lines:
             problems.append(f"{nb.stem}: no answer line to look for")
             continue
-        text = _letters(page_text(site / "book" / f"{nb.stem}.html"))
+        page = site / "book" / f"{nb.stem}.html"
+        text = _letters(page_text(page))
         wrong = sorted(x for x in lines if (_letters(x) in text) != present)
         problems += [
             f"{nb.stem}: {'missing' if present else 'printed'}: {x[:70]}"
             for x in wrong
         ]
+        if not present:
+            problems += served_problems(nb, site, page.read_text("utf-8"))
     return problems
+
+
+def served_problems(notebook: Path, site: Path, page: str) -> list[str]:
+    """What the public page of a problem set hands out besides its text: the
+    notebook its download button serves must be the student edition, and
+    no link may open the repository's notebook (Colab, the source, the
+    editor), which holds the answers."""
+    from lnbook.editions import student_edition
+
+    out = []
+    served = site / "_sources" / "book" / notebook.name
+    student = student_edition(nbformat.read(notebook, as_version=4))
+    if served.exists() and [c.source for c in student.cells] != [
+        c.source for c in nbformat.read(served, as_version=4).cells
+    ]:
+        out.append(f"{notebook.stem}: the download is not the student edition")
+    for url in re.findall(r'href="(https?://[^"]+)"', page):
+        if f"book/{notebook.name}" in url:
+            out.append(f"{notebook.stem}: links to its notebook: {url[:60]}")
+    return out
 
 
 def main(argv: list[str]) -> int:
