@@ -14,7 +14,8 @@ the chapter's own samples or runs (``rho_data``, ``snapshot_data``,
 - in Google Colab (which has a network) the same chart is drawn by Altair's
   own HTML, which loads those scripts from a CDN;
 - anywhere else (a local Jupyter) the output says where to see it; the
-  static figure beside it shows the same data.
+  section's static figures show part of the same data, at fixed positions
+  of its controls.
 
 The colours are the book's key (``lnpower.plots.COLORS``): one colour
 per task, the power method black and dashed.
@@ -537,7 +538,8 @@ def _uid(text: str) -> str:
 
 FALLBACK = (
     "This figure is interactive on the book's website and in Google Colab;"
-    " the static figure beside it shows the same data."
+    " the section's static figures show part of the same data, at fixed"
+    " positions of its controls."
 )
 
 
