@@ -151,13 +151,23 @@ def test_a_band_is_promised_only_where_it_shows():
     fig, ax = plots.subplots()
     x = np.arange(5.0)
     plots.band(ax, x, [x + 1, x + 1.001, x + 0.999], "k", "narrow")
+    plots.finish(ax, "x", "y")
     assert plots.BAND not in ax.get_legend_handles_labels()[1]
+    fig, ax = plots.subplots()
     plots.band(ax, x, [x + 1, x + 2, x + 3], "k", "wide")
+    plots.finish(ax, "x", "y")
     assert plots.BAND in ax.get_legend_handles_labels()[1]
+    fig, ax = plots.subplots()  # wide at one point only, on a log axis
+    ys = [10.0**-x, 10.0**-x, 10.0**-x * np.r_[1, 1, 1, 1, 1.05]]
+    plots.band(ax, x, ys, "k", "narrow on a log axis")
+    ax.set_yscale("log")
+    plots.finish(ax, "x", "y")
+    assert plots.BAND not in ax.get_legend_handles_labels()[1]
 
 
 HUES = re.compile(
     r"""((?<!\[)["']C\d["']"""  # the default cycle, not a dict's key
+    r"""|f["']C\{"""  # the default cycle, by index
     r"""|["']#[0-9a-fA-F]{6}["']"""  # a hex code
     r"""|color\s*=\s*["'](?![k0w]|gray|0\.)[a-z]+["'])"""  # a named hue
 )

@@ -135,9 +135,31 @@ def finish(
         ax.set_ylabel(ylabel)
         if title:
             ax.set_title(title)
+        labels = ax.get_legend_handles_labels()[1]
+        if legend and BAND not in labels and _band_shows(ax):
+            ax.fill_between([], [], color="0.75", lw=0, label=BAND)
         if legend and ax.get_legend_handles_labels()[0]:
             ax.legend()
     return ax
+
+
+def _band_shows(ax) -> bool:
+    """Whether a band drawn by :func:`band` on ``ax`` can be seen at the
+    axes' limits of now: 2 pixels high or more, on average over its width."""
+    ax.autoscale_view()
+    for patch in ax.collections:
+        if patch.get_gid() != "band":
+            continue
+        for path in patch.get_paths():
+            xy = ax.transData.transform(path.vertices)
+            x, y = xy[np.isfinite(xy).all(axis=1)].T
+            width = np.ptp(x) if len(x) else 0.0
+            area = 0.5 * abs(
+                np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))
+            )
+            if width > 0 and area / width >= 2:
+                return True
+    return False
 
 
 def reference(ax, x, y, label: str):
@@ -177,18 +199,14 @@ def heatmaps(W: torch.Tensor, V: torch.Tensor, title: str = ""):
 
 def band(ax, x, ys, c, label: str | None = None, ls: str = "-"):
     """The median over seeds of ``ys`` (seeds x points) against ``x``, with
-    the band from its 10 % to its 90 % quantile; one grey legend entry per
-    panel explains the bands, only where a band is wide enough to be seen
-    (somewhere 5 % of its median or more)."""
+    the band from its 10 % to its 90 % quantile; :func:`finish` gives the
+    panel one grey legend entry that explains the bands, only where a band
+    can be seen at the panel's final limits."""
     lo, med, hi = np.quantile(
         np.asarray(ys, dtype=float), [0.1, 0.5, 0.9], axis=0
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        wide = np.nanmax((hi - lo) / np.abs(med)) >= 0.05
     with style():
-        if wide and BAND not in ax.get_legend_handles_labels()[1]:
-            ax.fill_between([], [], color="0.75", lw=0, label=BAND)
-        ax.fill_between(x, lo, hi, color=c, alpha=0.25, lw=0)
+        ax.fill_between(x, lo, hi, color=c, alpha=0.25, lw=0, gid="band")
         ax.plot(x, med, ls, color=c, lw=1.5, ms=3, label=label)
 
 
@@ -503,10 +521,12 @@ def local_exponents(
 
 def fig3(runs: dict):
     """Fig. 3: training (solid) and test (dotted) loss of the LN layer for
-    every (d, n), one panel per task, one colour per (d, n) in both panels,
-    one legend for the figure. ``runs`` maps (task, d, n) to a History."""
+    every (d, n), one panel per task, one colour and one marker per (d, n)
+    in both panels (neighbouring shades are close), one legend for the
+    figure. ``runs`` maps (task, d, n) to a History."""
     configs = sorted({(d, n) for _, d, n in runs})
     colors = dict(zip(configs, shades(len(configs))))
+    markers = dict(zip(configs, "osD^vP*X"))
     tasks_ = sorted({t for t, _, _ in runs}, key=lambda t: t != "sphere")
     fig, axes = subplots(len(tasks_), height=3.8, sharey=True)
     with style():
@@ -520,10 +540,17 @@ def fig3(runs: dict):
                         legend=False,
                         colors={f"d={d}, n={n}": colors[d, n]},
                     )
+                    for line in ax.lines[-2:]:  # its train and test curves
+                        line.set(marker=markers[d, n], markevery=0.15, ms=5)
             ax.set_title("Task 1" if task == "sphere" else "Task 2")
         handles = [
             mpl.lines.Line2D(
-                [], [], color=colors[c], label=f"d = {c[0]}, n = {c[1]}"
+                [],
+                [],
+                color=colors[c],
+                marker=markers[c],
+                ms=5,
+                label=f"d = {c[0]}, n = {c[1]}",
             )
             for c in configs
         ]
@@ -558,6 +585,9 @@ def floors_inset(ax, runs: dict[str, list[History]], floors: dict):
         pad = 0.15 * (max(highs) - min(lows))
         ins.set_ylim(min(lows) - pad, max(highs) + pad)
         ins.set_xscale("log")
+        first, last = steps[keep][0], steps[-1]  # one decade: its two ends
+        ins.set_xticks([first, last], [f"{first:.0f}", f"{last:.0f}"])
+        ins.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
         ins.tick_params(labelsize=8)
         ins.set_title("last decade", fontsize=8)
     return ins
