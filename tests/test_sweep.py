@@ -211,3 +211,23 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     assert address in lines[0] and "Traceback" not in r.stderr
+
+
+def test_the_where_table_keeps_through_training_code_changes(monkeypatch):
+    """The stored where table is keyed by the runs' keys (their numbers
+    version) and the code that makes rows: a change to the training code or
+    a new normalisation keeps it, a change to the theory does not."""
+    from lnpower import cache
+    from lnpower.experiments import where
+
+    before = where.fingerprint()
+    code = cache._code
+
+    def changed(module):  # a module's code, as if edited
+        return lambda m: code(m) + (b"#" if m == module else b"")
+
+    for module in ("engine", "norms/rmsnorm", "train"):
+        monkeypatch.setattr(cache, "_code", changed(module))
+        assert where.fingerprint() == before, module
+    monkeypatch.setattr(cache, "_code", changed("theory"))
+    assert where.fingerprint()["rows"] != before["rows"]

@@ -91,10 +91,11 @@ def _path_name(module: str) -> str:
     return module.removeprefix("lnpower.").replace(".", "/")
 
 
-def code_fingerprint(modules: tuple[str, ...]) -> str:
+def code_fingerprint(modules: tuple[str, ...], torch_version=True) -> str:
     """A hash of the code of the named modules (``"experiments/with_ln"``;
-    not their docstrings, comments or layout) and the torch version."""
-    h = hashlib.sha256(torch.__version__.encode())
+    not their docstrings, comments or layout) and the torch version (unless
+    ``torch_version`` is False)."""
+    h = hashlib.sha256(torch.__version__.encode() if torch_version else b"")
     for m in modules:
         h.update(_code(m))
     return h.hexdigest()[:20]

@@ -158,14 +158,26 @@ def rows(configs: list[TrainConfig], histories: list) -> list[dict]:
 STORED = Path(__file__).parents[1] / "stored_runs" / "where-sweep.json"
 
 
+# the training code, whose numbers the runs' keys already version
+# (lnpower.train.NUMBERS): a new normalisation or a tidier engine keeps the
+# stored table
+TRAINING = ("train", "engine", "optimisers", "history", "config", "model")
+
+
 def fingerprint() -> dict:
     """What the stored table was computed by and for: the runs' keys
     (:func:`lnpower.train.run_key`, with the seed shift) and the code that
-    turns them into rows (a code key of this module)."""
+    turns them into rows (this module and what it imports, but not the
+    training code nor the torch version, which the run keys stand for)."""
     keys = "\n".join(run_key(c) for c in configs(True))
+    rows = tuple(
+        m
+        for m in _cache.closure("experiments/where")
+        if m not in TRAINING and not m.startswith("norms/")
+    )
     return {
         "runs": hashlib.sha256(keys.encode()).hexdigest()[:20],
-        "rows": _cache.code_key(__name__),
+        "rows": _cache.code_fingerprint(rows, torch_version=False)[:12],
     }
 
 
