@@ -171,7 +171,7 @@ def time_to_loss(d: int, n: int, eta: float, eps: float = EPSILON) -> dict:
     tab = dynamics.ln_layer_table(sm)
     gammas = np.geomspace(0.1, 1e4, 800)
     g_eps = float(np.interp(-eps, -theory.ln_layer_loss(sm, gammas), gammas))
-    steps = 3 * 10**5  # T_eps is at most 10^5 here
+    steps = 3 * 10**5  # t_eps is at most 10^5 here
     t, w, v = dynamics.run(tab, 0.0, 1.0, eta, steps, dynamics.log_steps(
         steps, 3000))  # fmt: skip
     if (w * v)[-1] < g_eps:
@@ -186,11 +186,11 @@ def time_to_loss(d: int, n: int, eta: float, eps: float = EPSILON) -> dict:
 
 @memo
 def time_scaling() -> dict:
-    """T_eps (:func:`time_to_loss`) over ``SCALING_ETAS`` at the paper's
+    """t_eps (:func:`time_to_loss`) over ``SCALING_ETAS`` at the paper's
     (d, n) and over ``SCALING_GRID`` at the paper's eta, divided by what
-    each reading of T* predicts: ``eta_T`` (eta T_eps per eta), ``book``
-    (T_eps / (d Upsilon_3^(1/2)) per (d, n), Appendix C.3) and ``paper``
-    (T_eps over the paper's bound d^(3/2) Upsilon^(1/2) / (eta n^(1/2)
+    each reading of T* predicts: ``eta_T`` (eta t_eps per eta), ``book``
+    (t_eps / (d Upsilon_3^(1/2)) per (d, n), Appendix C.3) and ``paper``
+    (t_eps over the paper's bound d^(3/2) Upsilon^(1/2) / (eta n^(1/2)
     eps^(3/2)) per (d, n))."""
     at = {(d, n): time_to_loss(d, n, PAPER.lr) for d, n in SCALING_GRID}
     return {
@@ -211,10 +211,10 @@ def time_scaling() -> dict:
 
 def ln_time_to_epsilon():
     """Theorem 4.3's T*(eps) = O(d^(3/2) Upsilon^(1/2) / (eta n^(1/2)
-    eps^(3/2))) against the time T_eps at which the population loss falls
-    below eps = 0.002 (:func:`time_scaling`): it scales as 1/eta (eta T_eps
+    eps^(3/2))) against the time t_eps at which the population loss falls
+    below eps = 0.002 (:func:`time_scaling`): it scales as 1/eta (eta t_eps
     the same within 5 % at eta = 0.05, 0.1, 0.2), and in d and n as the
-    book's derivation (Appendix C.3) has it, d Upsilon_3^(1/2) (T_eps over
+    book's derivation (Appendix C.3) has it, d Upsilon_3^(1/2) (t_eps over
     it the same within 10 % over d in {4, 8, 16}, n in {2d, 4d}); the ratio
     to the paper's bound is reported (an upper bound up to a constant)."""
     sc = time_scaling()
@@ -224,10 +224,10 @@ def ln_time_to_epsilon():
     return (
         round(float(dn_spread), 4),
         verdict(eta_spread < 0.05 and dn_spread < 0.1),
-        "eta T_eps at eta = 0.05, 0.1, 0.2: "
+        "eta t_eps at eta = 0.05, 0.1, 0.2: "
         + ", ".join(f"{x:.0f}" for x in eta_T)
-        + "; T_eps / (d Upsilon_3^(1/2)) over (d, n): "
+        + "; t_eps / (d Upsilon_3^(1/2)) over (d, n): "
         + ", ".join(f"{k}: {v:.0f}" for k, v in book.items())
-        + "; T_eps / the paper's bound: "
+        + "; t_eps / the paper's bound: "
         + ", ".join(f"{v:.3f}" for v in sc["paper"].values()),
     )
