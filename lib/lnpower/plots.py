@@ -130,6 +130,8 @@ def subplots(ncols: int = 1, nrows: int = 1, height: float = 3.6, **kw):
 def finish(
     ax, xlabel: str, ylabel: str, title: str | None = None, legend: bool = True
 ):
+    """A panel's labels, title and legend, in the book's style; the legend
+    explains the bands of :func:`band` only where one can be seen."""
     with style():
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
