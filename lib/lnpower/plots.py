@@ -587,7 +587,8 @@ def floors_inset(ax, runs: dict[str, list[History]], floors: dict):
         pad = 0.15 * (max(highs) - min(lows))
         ins.set_ylim(min(lows) - pad, max(highs) + pad)
         ins.set_xscale("log")
-        first, last = steps[keep][0], steps[-1]  # one decade: its two ends
+        first, last = steps[-1] / 10, steps[-1]  # one decade: its two ends
+        ins.set_xlim(first, last)
         ins.set_xticks([first, last], [f"{first:.0f}", f"{last:.0f}"])
         ins.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
         ins.tick_params(labelsize=8)
