@@ -440,7 +440,10 @@ def check_page(
             f"boxes: {info['proofs']} theorem-like for {n_prf} directives, "
             f"{info['exercises']} exercises for {n_ex}"
         )
-    if (ROOT / "book" / f"{name}.ipynb").exists():
+    if name.endswith("_problems"):  # the public edition opens no answers
+        if info["colab"]:
+            problems.append(f"a problem set opens Colab: {info['colab']}")
+    elif (ROOT / "book" / f"{name}.ipynb").exists():
         want = f"/blob/{branch}/book/{name}.ipynb"
         if not any(h.endswith(want) for h in info["colab"]):
             problems.append(f"no Colab link ending in {want}: {info['colab']}")
