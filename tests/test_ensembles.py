@@ -14,7 +14,8 @@ from lnpower import cache, seeding, tasks, train
 from lnpower.claims import Result, summary
 from lnpower.claims.status import Spread, ordering, over_seeds
 from lnpower.config import TrainConfig, paper_config
-from lnpower.experiments import epoch_runs
+from lnpower.experiments import stored_runs
+from lnpower.experiments.ensembles import LOOPED_ENSEMBLE
 from lnpower.optimisers import epochs
 from lnpower.train import fit
 
@@ -222,26 +223,76 @@ def test_stored_runs_match_the_code():
     """Every stored run has the key the code asks for now: the numbers
     version of the training code and the configuration (else: `python -m
     lnpower stored-runs`)."""
-    for name in epoch_runs.NAMES:
-        epoch_runs.check(name)
-        rec = epoch_runs.record(name)
+    for name in stored_runs.SETS:
+        stored_runs.check(name)
+        rec = stored_runs.record(name)
         assert rec["wall_seconds"] > 0 and rec["machine"] and rec["torch"]
         assert rec["key"].startswith(f"numbers={train.NUMBERS},shift=0,")
 
 
+def test_the_looped_ensemble_is_stored_as_the_chapters_ask_for_it():
+    """paper_runs finds every seed of the looped model's ensemble with LN,
+    and seeds 0 and 1 without (seed 2 diverges), among the stored runs:
+    the keys the chapters ask for are the stored ones."""
+    for seed, norm in [*((s, "layernorm") for s in range(LOOPED_ENSEMBLE)),
+                       (0, "none"), (1, "none")]:  # fmt: skip
+        for task in tasks.TASKS:
+            c = paper_config(model="looped", task=task, seed=seed, norm=norm)
+            h = stored_runs.lookup(c, shift=0)
+            assert h is not None and h.config == c
+            assert len(h.w) == c.steps + 1 and h.W.shape == (32, 32)
+            assert stored_runs.lookup(c, shift=1) is None
+
+
+@pytest.mark.parametrize("norm", ["layernorm", "none"])
+def test_the_stored_looped_runs_are_what_this_code_trains(norm):
+    """The first 40 SGD steps of the stored looped runs of seed 0 (both
+    tasks), trained again here, follow the stored weights up to float32
+    differences between machines."""
+    cs = [
+        dataclasses.replace(
+            paper_config(model="looped", task=t, norm=norm),
+            steps=40,
+            snapshot_steps=(),
+            log_points=2,
+        )
+        for t in tasks.TASKS
+    ]
+    for again, c in zip(train.fit_many(cs, shift=0), cs):
+        stored = stored_runs.lookup(
+            paper_config(model="looped", task=c.task, norm=norm), shift=0
+        )
+        for x, y in ((again.w, stored.w), (again.v, stored.v)):
+            assert np.allclose(x, y[:41], rtol=1e-4, atol=1e-6)
+
+
+def test_lookup_finds_a_run_by_its_key(tmp_path, monkeypatch):
+    """A stored run is found by its key only: the same settings and the
+    unshifted seed base."""
+    monkeypatch.setattr(stored_runs, "FOLDER", tmp_path)
+    c = TrainConfig(**SMALL)
+    h = fit(c)
+    stored_runs.save(h, "small")
+    got = stored_runs.lookup(c, shift=0)
+    assert got.w == h.w and got.test_loss == h.test_loss
+    assert torch.equal(got.W, h.W) and got.config == c
+    assert stored_runs.lookup(c, shift=1) is None
+    assert stored_runs.lookup(dataclasses.replace(c, lr=0.2), shift=0) is None
+
+
 def test_stored_check_refuses_another_key(monkeypatch):
-    real = epoch_runs.configs
+    real = stored_runs.configs
 
     def other(name, seed=0):
         return [dataclasses.replace(c, lr=0.2) for c in real(name, seed)]
 
-    monkeypatch.setattr(epoch_runs, "configs", other)
+    monkeypatch.setattr(stored_runs, "configs", other)
     with pytest.raises(ValueError, match="has the key .* the code asks for"):
-        epoch_runs.check("layer")
+        stored_runs.check("layer")
     monkeypatch.undo()
     monkeypatch.setattr(train, "NUMBERS", train.NUMBERS + 1)
     with pytest.raises(ValueError, match="stored-runs --name layer"):
-        epoch_runs.check("layer")
+        stored_runs.check("layer")
 
 
 def test_a_new_config_field_with_a_default_invalidates_no_stored_run(
@@ -257,16 +308,16 @@ def test_a_new_config_field_with_a_default_invalidates_no_stored_run(
         bases=(config.TrainConfig,),
     )
     before = {
-        n: [train.run_key(c) for c in epoch_runs.configs(n)]
-        for n in epoch_runs.NAMES
+        n: [train.run_key(c) for c in stored_runs.configs(n)]
+        for n in stored_runs.SETS
     }
     monkeypatch.setattr(config, "TrainConfig", wider)
     monkeypatch.setattr(train, "TrainConfig", wider)
-    for name in epoch_runs.NAMES:
-        now = epoch_runs.configs(name)
+    for name in stored_runs.SETS:
+        now = stored_runs.configs(name)
         assert all(isinstance(c, wider) for c in now)
         assert [train.run_key(c) for c in now] == before[name]
-        epoch_runs.check(name)
+        stored_runs.check(name)
     # a value other than the default is a different run
     c = wider(label_smoothing=0.1)
     assert "label_smoothing=0.1" in train.run_key(c)
@@ -280,9 +331,9 @@ def test_stored_run_retrains_within_the_ensemble(monkeypatch):
     monkeypatch.delenv(
         seeding.ENV, raising=False
     )  # the stored runs are unshifted
-    h = epoch_runs.load("layer")["sphere"][0]
+    h = stored_runs.load("layer")["sphere"][0]
     cfg = dataclasses.replace(
-        epoch_runs.configs("layer")[0],
+        stored_runs.configs("layer")[0],
         steps=2000,
         snapshot_steps=(),
         log_points=5,

@@ -18,12 +18,13 @@ configs = [TrainConfig(**json.loads(sys.argv[1]), task=t)
 fit_many(configs, progress=False, cache=False)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
-# the looped model (L = 2) in passes without replacement, small data: the
-# code before the fix peaked at 393 MB after 1 000 steps, 865 MB after 3 000
-# (2 470 MB after 8 000); the code of now at 389 MB and 391 MB
+# the looped model (L = 2) in passes without replacement, small data and
+# minibatches of 32: the code before the fix peaked at 324 MB after 1 000
+# steps, 514 MB after 3 000 (at batch 128: 393 and 865 MB, and 2 470 MB after
+# 8 000); the code of now at 311 MB and 313 MB
 RUN = dict(
     model="looped", loops=2, sampling="epochs", train_size=2000,
-    test_size=200, eval_size=200, log_points=5,
+    test_size=200, eval_size=200, log_points=5, batch=32,
 )  # fmt: skip
 
 

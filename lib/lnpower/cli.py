@@ -250,26 +250,31 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
+    from .experiments.stored_runs import SETS
+
     s = sub.add_parser(
         "stored-runs",
-        help="train the stored runs at the epoch reading of T "
-        "again and write them beside the library (from a clone of the "
-        "repository: the runs ship with the package)",
+        help="train the runs stored with the library again (or take them "
+        "from the training cache) and write them beside the library (from a "
+        "clone of the repository: the runs ship with the package)",
     )
     s.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help="the seed of the runs (default 0; the looped model also has "
-        "1 and 2)",
+        nargs="+",
+        default=[0],
+        help="the seeds of the runs (default 0; the book stores the looped "
+        "model's seeds 0 to 2)",
     )
     s.add_argument(
         "--name",
         action="append",
         default=None,
-        help="one stored set (repeatable; default all: layer, "
-        "no-ln-normalized, no-ln-unnormalized, looped, Fig. 3's fig3-dD-nN "
-        "and where, the full grid of the chapter where, about 7 min)",
+        choices=[*SETS, "where"],
+        metavar="NAME",
+        help="one stored set (repeatable; default all): "
+        + ", ".join(SETS)
+        + "; and where, the full grid of the chapter where (about 7 min)",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -395,17 +400,15 @@ def cmd_sweep(args) -> dict:
 
 
 def cmd_stored_runs(args) -> dict:
-    from .experiments import epoch_runs
+    from .experiments import stored_runs
 
-    names = args.name or [*epoch_runs.NAMES, "where"]
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    for n in names:
-        if n != "where":
-            epoch_runs.configs(n)  # an unknown name fails here, first
-    written = epoch_runs.regenerate(
-        [n for n in names if n != "where"], seed=args.seed
-    )
+    names = args.name or [*stored_runs.SETS, "where"]
+    if min(args.seed) < 0:
+        raise ValueError(f"--seed must be >= 0, got {min(args.seed)}")
+    sets = [n for n in names if n != "where"]
+    written = [
+        p for seed in args.seed for p in stored_runs.regenerate(sets, seed)
+    ]
     if "where" in names:
         from .experiments import where
 

@@ -8,7 +8,8 @@ again. What several chapters share:
 - ``population``: Monte Carlo samples at the paper's d and n, and the
   reduced population dynamics of the LN layer and the looped model;
 - ``ensembles``: the SGD runs at the paper's settings, as seed ensembles;
-- ``epoch_runs``: the runs at the epoch reading of T, stored with the
+- ``stored_runs``: the runs too long to train in a chapter (the epoch
+  reading of T, the looped model's seed ensemble), stored with the
   library;
 - ``measurements``: how a number is read off a run (exponents, the
   structure, fixed points, gaps);

@@ -10,7 +10,7 @@ from ..claims.status import over_seeds
 from ..config import FIG3_GRID, paper_config
 from ..tasks import TASK_NAMES, TASKS, tasks_at
 from ..train import fit_many
-from . import epoch_runs
+from . import stored_runs
 from .measurements import gap
 
 FIG3_SEEDS = 3
@@ -52,7 +52,7 @@ def fig3_no_gap():
 
 
 def fig3_no_gap_epochs():
-    gaps = {k: gap(h) for k, h in epoch_runs.fig3().items()}
+    gaps = {k: gap(h) for k, h in stored_runs.fig3().items()}
     (t, d, n), worst = max(gaps.items(), key=lambda kv: kv[1])
     return over_seeds(
         [worst],

@@ -13,7 +13,7 @@ from ..cache import memo
 from ..claims.status import STATUSES, ordering, over_seeds
 from ..config import PAPER
 from ..tasks import POWER_STEP_TARGETS, TASK_NAMES, TASKS
-from . import epoch_runs
+from . import stored_runs
 from .ensembles import POOLED_BASES, ensemble, paper_runs
 from .loop_curves import (
     R2_MARGIN,
@@ -60,7 +60,7 @@ def fig4_growth_sixth():
 
 
 def fig4_growth_sixth_epochs():
-    runs = epoch_runs.load("layer")
+    runs = stored_runs.load("layer")
     worst = [
         max(abs(x * 6 - 1) for t in TASKS for x in sgd_slopes(runs[t][s]))
         for s in range(len(runs["sphere"]))
@@ -87,7 +87,7 @@ def layer_runs(reading: str, shift: int | None = None) -> dict:
     or its stored runs (``"epochs"``)."""
     if reading == "iterations":
         return ensemble("layer", shift=shift)
-    return epoch_runs.load("layer")
+    return stored_runs.load("layer")
 
 
 @memo
@@ -272,7 +272,7 @@ def figs6_7_fixed_points():
 def figs6_7_fixed_points_epochs():
     rows, ok = [], True
     for target in POWER_STEP_TARGETS:
-        for t, (h,) in epoch_runs.load(f"no-ln-{target}").items():
+        for t, (h,) in stored_runs.load(f"no-ln-{target}").items():
             fine, text = at_fixed_point(h, t, target)
             ok &= fine
             rows.append(

@@ -11,7 +11,7 @@ from .. import inference, model
 from ..claims.status import not_measured, over_seeds, verdict
 from ..config import T_READINGS, paper_task
 from ..tasks import TASK_NAMES, TASKS, generator, principal_projector
-from . import epoch_runs
+from . import stored_runs
 from .ensembles import ensemble, ensemble_size
 from .loop_curves import (
     R2_MARGIN,
@@ -101,7 +101,7 @@ def fig1_growth_quarter():
 
 def epoch_seeds() -> list[int]:
     """The seeds of the looped model stored at the epoch reading of T."""
-    return [s for s in range(3) if epoch_runs.exists("looped", s)]
+    return [s for s in range(3) if stored_runs.exists("looped", s)]
 
 
 NOT_STORED = (
@@ -113,7 +113,7 @@ NOT_STORED = (
 def epoch_histories() -> dict[str, list]:
     """Per task, the stored runs of the looped model at the epoch reading,
     one per stored seed."""
-    runs = [epoch_runs.load("looped", s) for s in epoch_seeds()]
+    runs = [stored_runs.load("looped", s) for s in epoch_seeds()]
     return {t: [r[t][0] for r in runs] for t in TASKS}
 
 

@@ -1,8 +1,10 @@
-"""SGD runs at the epoch reading of the paper's T (2000 passes without
+"""SGD runs stored with the library, because they take too long to train
+in a chapter: at the epoch reading of the paper's T (2000 passes without
 replacement over the 10 000 training samples, 156 000 iterations;
-``lnpower.config.T_READINGS``), too long for ``make test`` and so stored
-with the library: the LN layer (at Fig. 3's configurations too), the layer
-without LN on both targets, and the looped model.
+``lnpower.config.T_READINGS``) the LN layer (at Fig. 3's configurations
+too), the layer without LN on both targets and the looped model; and at the
+iteration reading (T = 2000) the looped model's seed ensemble, with and
+without LN, which takes minutes where a layer takes seconds.
 
 Each run is kept as a compressed history in ``lnpower/stored_runs/``: the
 active weights at every step (float32), the losses at the logged steps, the
@@ -10,9 +12,12 @@ weights at Fig. 5's snapshots and at every logged step of the looped model,
 and a JSON record of its key (:func:`lnpower.train.run_key`, the key the
 training cache uses), its configuration, the machine and the wall time.
 :func:`load` refuses a stored run whose key is not what the code asks for
-now; ``python -m lnpower stored-runs`` trains them again and writes them
-there. Stored runs are of seed 0 (the looped model's of seeds 0 to 2, as
-many as are stored) and not shifted by ``LNPOWER_SEED``.
+now, and :func:`lookup` finds a run by its key, so that
+:func:`lnpower.experiments.ensembles.paper_runs` loads a stored run instead
+of training it. ``python -m lnpower stored-runs`` trains them again (or
+takes them from the training cache, where the same key holds the same
+numbers) and writes them there. Stored runs are not shifted by
+``LNPOWER_SEED``: under a shifted seed base, every run is trained.
 """
 
 from __future__ import annotations
@@ -36,16 +41,25 @@ from ..train import fit_many, run_key
 
 FOLDER = Path(__file__).parents[1] / "stored_runs"
 EPOCHS = (100, 300, 2000)  # Fig. 5's snapshots and T, read as epochs
-NAMES = {
-    "layer": {},
-    "no-ln-normalized": {"norm": "none", "target": "normalized"},
-    "no-ln-unnormalized": {"norm": "none", "target": "unnormalized"},
-    "looped": {"model": "looped"},
+# name -> the set's settings beside the paper's, and its reading of T
+SETS = {
+    "layer": ({}, "epochs"),
+    "no-ln-normalized": ({"norm": "none", "target": "normalized"}, "epochs"),
+    "no-ln-unnormalized": (
+        {"norm": "none", "target": "unnormalized"},
+        "epochs",
+    ),
+    "looped": ({"model": "looped"}, "epochs"),
+    "looped-iterations": ({"model": "looped"}, "iterations"),
+    "looped-no-ln-iterations": (
+        {"model": "looped", "norm": "none"},
+        "iterations",
+    ),
 }
 # Fig. 3's other (d, n), the LN layer; its (16, 32) is "layer"
-NAMES.update(
+SETS.update(
     {
-        f"fig3-d{d}-n{n}": {"d": d, "n": n}
+        f"fig3-d{d}-n{n}": ({"d": d, "n": n}, "epochs")
         for d, n in FIG3_GRID
         if (d, n) != (PAPER.d, PAPER.n)
     }
@@ -54,7 +68,7 @@ NAMES.update(
 
 def tasks_of(name: str) -> tuple[str, ...]:
     """The tasks a stored set trains (:func:`lnpower.tasks.tasks_at`)."""
-    o = NAMES[name]
+    o = SETS[name][0]
     return tasks_at(o.get("d", PAPER.d), o.get("n", PAPER.n))
 
 
@@ -62,7 +76,7 @@ def fig3() -> dict[tuple[str, int, int], History]:
     """Fig. 3's eleven runs at the epoch reading (seed 0), keyed
     ``(task, d, n)``: the ``"layer"`` set at the paper's (d, n) and the
     ``fig3-...`` sets."""
-    sets = [n for n in NAMES if n == "layer" or n.startswith("fig3")]
+    sets = [n for n in SETS if n == "layer" or n.startswith("fig3")]
     return {
         (t, h.config.d, h.config.n): h
         for name in sets
@@ -73,10 +87,14 @@ def fig3() -> dict[tuple[str, int, int], History]:
 def configs(name: str, seed: int = 0) -> list[TrainConfig]:
     """The runs (Task 1, and Task 2 where it exists) of a stored set, as the
     code asks for them now."""
-    if name not in NAMES:
-        raise ValueError(
-            f"unknown stored run {name!r}; known: {sorted(NAMES)}"
-        )
+    if name not in SETS:
+        raise ValueError(f"unknown stored run {name!r}; known: {sorted(SETS)}")
+    overrides, reading = SETS[name]
+    if reading == "iterations":  # as the chapters ask for them
+        return [
+            paper_config(task=t, seed=seed, **overrides)
+            for t in tasks_of(name)
+        ]
     steps = [PAPER.epoch_steps(e) for e in EPOCHS]
     return [
         paper_config(
@@ -86,7 +104,7 @@ def configs(name: str, seed: int = 0) -> list[TrainConfig]:
             steps=steps[-1],
             snapshot_steps=tuple(steps[:-1]),
             log_points=60,
-            **NAMES[name],
+            **overrides,
         )
         for t in tasks_of(name)
     ]
@@ -117,7 +135,7 @@ def _snapshot_steps(c: TrainConfig) -> list[int]:
     return sorted(steps)
 
 
-def save(h: History, name: str, seconds: float) -> Path:
+def save(h: History, name: str) -> Path:
     """Write one run (``.npz`` and ``.json``) beside the library."""
     c = h.config
     path = _path(name, c.task, c.seed)
@@ -141,7 +159,7 @@ def save(h: History, name: str, seconds: float) -> Path:
         "config": dataclasses.asdict(c),
         "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
         "torch": torch.__version__,
-        "wall_seconds": round(seconds, 1),
+        "wall_seconds": round(h.seconds, 1),
         "date": time.strftime("%Y-%m-%d"),
     }
     _cache.atomic_write(
@@ -187,42 +205,57 @@ def exists(name: str, seed: int = 0) -> bool:
     return True
 
 
+def _read(path: Path, c: TrainConfig) -> History:
+    """The history stored at ``path`` (no suffix) of the run ``c``."""
+    z = np.load(path.with_suffix(".npz"))
+    snaps = {
+        t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
+        for t in _snapshot_steps(c)
+    }
+    return History(
+        config=c,
+        steps=z["steps"].tolist(),
+        train_loss=z["train_loss"].tolist(),
+        test_loss=z["test_loss"].tolist(),
+        w=z["w"].tolist(),
+        v=z["v"].tolist(),
+        snapshots=snaps,
+        seconds=json.loads(path.with_suffix(".json").read_text())[
+            "wall_seconds"
+        ],
+    )
+
+
 @memo
 def load(name: str, seed: int = 0) -> dict[str, list[History]]:
     """The stored runs of ``name`` as histories, ``{task: [history]}`` (one
     seed), after :func:`check`."""
     check(name, seed)
-    out = {}
-    for c in configs(name, seed):
-        z = np.load(_path(name, c.task, seed).with_suffix(".npz"))
-        snaps = {
-            t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
-            for t in _snapshot_steps(c)
-        }
-        out[c.task] = [
-            History(
-                config=c,
-                steps=z["steps"].tolist(),
-                train_loss=z["train_loss"].tolist(),
-                test_loss=z["test_loss"].tolist(),
-                w=z["w"].tolist(),
-                v=z["v"].tolist(),
-                snapshots=snaps,
-                seconds=record(name, c.task, seed)["wall_seconds"],
-            )
-        ]
-    return out
+    return {
+        c.task: [_read(_path(name, c.task, seed), c)]
+        for c in configs(name, seed)
+    }
+
+
+def lookup(c: TrainConfig, shift: int | None = None) -> History | None:
+    """The stored run whose key is ``c``'s (:func:`lnpower.train.run_key`
+    under the seed shift ``shift``, default ``LNPOWER_SEED``), or ``None``:
+    a shifted key finds none."""
+    key = run_key(c, shift)
+    for path in sorted(FOLDER.glob("*-seed*.json")):
+        if json.loads(path.read_text())["key"] == key:
+            return _read(path.with_suffix(""), c)
+    return None
 
 
 def regenerate(
-    names=tuple(NAMES), seed: int = 0, progress: bool | None = None
+    names=tuple(SETS), seed: int = 0, progress: bool | None = None
 ) -> list[Path]:
-    """Train the stored runs again and write them (the tasks of a set
-    together)."""
+    """Train the stored runs again (the tasks of a set together) and write
+    them; a run the training cache holds under the same key, hence with the
+    same numbers, is taken from there."""
     paths = []
     for name in names:
-        t0 = time.perf_counter()
-        hist = fit_many(configs(name, seed), progress, shift=0)
-        seconds = time.perf_counter() - t0
-        paths += [save(h, name, seconds) for h in hist]
+        hist = fit_many(configs(name, seed), progress, cache=True, shift=0)
+        paths += [save(h, name) for h in hist]
     return paths
