@@ -17,7 +17,7 @@ is built.
   on a quiet machine.
 - ``measurement-log``: the dated measurements of ``make test``, the
   benchmark and the sweeps, from ``book/_data/measurements.json``
-  (``python -m lnbook.measurements add`` appends one).
+  (``python -m lnbook.measurement_log add`` appends one).
 
 Statuses are words, not emoji (a missing glyph would render as an empty
 box).

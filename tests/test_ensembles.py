@@ -219,6 +219,43 @@ def test_busy_entry_is_skipped_then_waited_for(tmp_path):
     assert calls == [1] and (entry / "done").exists()
 
 
+def test_results_computed_while_waiting_are_loaded(tmp_path):
+    """Another process computes every entry asked for while this one waits
+    on the lock: they are loaded, and nothing is computed (not even on an
+    empty list: training zero runs fails)."""
+    import threading
+    import time
+
+    def compute(todo):
+        assert todo, "computed nothing"
+        return [1.0 for _ in todo]
+
+    def save(out, folder):
+        (folder / "x.json").write_text(json.dumps(out))
+
+    def load(folder):
+        return json.loads((folder / "x.json").read_text())
+
+    entries = [tmp_path / "t" / k for k in "ab"]
+    locks = []
+    for entry in entries:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        locks.append(open(cache._lock_file(entry), "w"))
+        fcntl.flock(locks[-1], fcntl.LOCK_EX)  # another process's
+
+    def other_process_finishes():
+        time.sleep(0.3)
+        for entry, lock in zip(entries, locks):
+            entry.mkdir()
+            save(2.0, entry)
+            (entry / "done").touch()
+            lock.close()
+
+    threading.Thread(target=other_process_finishes).start()
+    got = cache.cached_many("t", ["a", "b"], compute, save, load, tmp_path)
+    assert got == [2.0, 2.0]
+
+
 def test_stored_runs_match_the_code():
     """Every stored run has the key the code asks for now: the numbers
     version of the training code and the configuration (else: `python -m

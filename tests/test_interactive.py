@@ -12,7 +12,7 @@ import torch
 from lnpower import inference, tasks, theory
 from lnpower import interactive as ia
 from lnpower.claims import Result
-from lnpower.config import TrainConfig
+from lnpower.config import INFERENCE_LOOPS, TrainConfig
 from lnpower.history import History
 from lnpower.plots import COLORS
 
@@ -60,7 +60,7 @@ def test_per_loop_factor_is_R_for_positive_rho_and_the_slowest_below():
 def test_rho_data_shapes(rho):
     n = len(ia.rho_grid(per_decade=1))
     assert len(rho["curves"]) == 2 * n and len(rho["loops"]) == 2 * n
-    assert all(len(r["err"]) == ia.LOOPS_SHOWN for r in rho["loops"])
+    assert all(len(r["err"]) == INFERENCE_LOOPS for r in rho["loops"])
     assert {r["task"] for r in rho["limits"]} == {"Task 1", "Task 2"}
     for task in ("Task 1", "Task 2"):
         ks = [r["k"] for r in rho["curves"] if r["task"] == task]
@@ -89,7 +89,7 @@ def test_rho_data_has_the_negative_and_the_infinite_end(rho, rho_inputs):
         # the last loop curve is the power method's on the same points
         X, a = points[task]
         P = tasks.principal_projector(X)[0]
-        y = inference.power_method(X, a, ia.LOOPS_SHOWN)
+        y = inference.power_method(X, a, INFERENCE_LOOPS)
         want = np.median(inference.sin_angle(y, P).numpy(), axis=1)
         got = next(
             r["err"] for r in rho["loops"]

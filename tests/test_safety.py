@@ -181,14 +181,14 @@ def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
         '"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1\n'
     )
     monkeypatch.setattr(cache, "HERE", tmp_path)
-    k = cache.code_fingerprint(("m",))
+    k = cache.code_hash(("m",))
     (tmp_path / "m.py").write_text(
         '"""Other doc."""\n\n\ndef f(x):  # a comment\n'
         '    """Longer\n    doc."""\n    return (x + 1)\n'
     )
-    assert cache.code_fingerprint(("m",)) == k
+    assert cache.code_hash(("m",)) == k
     (tmp_path / "m.py").write_text("def f(x):\n    return x + 2\n")
-    assert cache.code_fingerprint(("m",)) != k
+    assert cache.code_hash(("m",)) != k
 
 
 def test_claim_measured_once_per_code(tmp_path, monkeypatch):

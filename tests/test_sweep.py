@@ -220,14 +220,14 @@ def test_the_where_table_keeps_through_training_code_changes(monkeypatch):
     from lnpower import cache
     from lnpower.experiments import where
 
-    before = where.fingerprint()
+    before = where.table_key()
     code = cache._code
 
     def changed(module):  # a module's code, as if edited
         return lambda m: code(m) + (b"#" if m == module else b"")
 
-    for module in ("engine", "norms/rmsnorm", "train"):
+    for module in ("engine", "norms/_rmsnorm", "train"):
         monkeypatch.setattr(cache, "_code", changed(module))
-        assert where.fingerprint() == before, module
+        assert where.table_key() == before, module
     monkeypatch.setattr(cache, "_code", changed("theory"))
-    assert where.fingerprint()["rows"] != before["rows"]
+    assert where.table_key()["rows"] != before["rows"]

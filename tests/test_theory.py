@@ -209,7 +209,7 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     monkeypatch.setattr(theory, "_spectra", fail)
     again = theory.draw(task, 500, 21, cache=tmp_path)
     assert again is not first and np.array_equal(again.lam, first.lam)
-    assert again.fingerprint == first.fingerprint
+    assert again.data_hash == first.data_hash
     tab2 = dynamics.Table.build(
         fail,
         points=200,
@@ -219,7 +219,7 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
             task="sphere",
             d=4,
             n=8,
-            sample=again.fingerprint,
+            sample=again.data_hash,
         ),
     )
     assert tab2.logF == tab.logF and tab2.slope == tab.slope
@@ -232,9 +232,9 @@ def test_draws_and_reduced_runs_are_stored_once(tmp_path, monkeypatch):
     other = theory.draw(task, 500, 22, cache=False)
     assert (
         len(list(tmp_path.rglob("*"))) == before
-        and other.fingerprint != first.fingerprint
+        and other.data_hash != first.data_hash
     )
-    assert cache.fingerprint(first.lam) != cache.fingerprint(first.lam.T)
+    assert cache.data_hash(first.lam) != cache.data_hash(first.lam.T)
 
 
 def test_divergence_threshold_separates_convergence_from_divergence():

@@ -60,7 +60,7 @@ def directory(cache) -> Path | None:
 # --- keys
 
 
-def spelled(**inputs) -> str:
+def readable_key(**inputs) -> str:
     """``inputs`` as a key: ``name=value`` pairs joined by commas, in the
     order given (tuples joined by ``+``), with any character a folder name
     should not hold replaced by ``_``; a key longer than 150 characters is
@@ -82,8 +82,8 @@ def code_key(module: str, **inputs) -> str:
     ``__name__``) computes from ``inputs``: the inputs spelled out, the seed
     shift, and a hash of the code of ``module`` and of every library module
     it imports (:func:`closure`) and the torch version."""
-    code = code_fingerprint(closure(_path_name(module)))[:12]
-    return spelled(**inputs, shift=seeding.shift(), code=code)
+    code = code_hash(closure(_path_name(module)))[:12]
+    return readable_key(**inputs, shift=seeding.shift(), code=code)
 
 
 def _path_name(module: str) -> str:
@@ -91,7 +91,7 @@ def _path_name(module: str) -> str:
     return module.removeprefix("lnpower.").replace(".", "/")
 
 
-def code_fingerprint(modules: tuple[str, ...], torch_version=True) -> str:
+def code_hash(modules: tuple[str, ...], torch_version=True) -> str:
     """A hash of the code of the named modules (``"experiments/with_ln"``;
     not their docstrings, comments or layout) and the torch version (unless
     ``torch_version`` is False)."""
@@ -101,7 +101,7 @@ def code_fingerprint(modules: tuple[str, ...], torch_version=True) -> str:
     return h.hexdigest()[:20]
 
 
-def fingerprint(*xs) -> str:
+def data_hash(*xs) -> str:
     """A short hash of the contents of numpy arrays (or lists of floats): a
     key's input that names data by what it holds."""
     h = hashlib.sha256()
@@ -270,6 +270,8 @@ def cached_many(
             if (entries[i] / "done").exists():
                 out[i] = load(entries[i])
         todo = [i for i in todo if out[i] is None]
+        if not todo:
+            return out
         held = {entries[i] for i in todo}
         _HELD.update(held)
         try:

@@ -32,6 +32,8 @@ MODEL_DEFAULTS = {
     "looped": {"loops": 10, "target": "subspace"},
 }
 FIG5_SNAPSHOTS = (100, 300)  # the snapshots of Fig. 5 (besides T)
+# Figs. 5 and G.3 loop a trained layer L = 1..25 times at inference
+INFERENCE_LOOPS = 25
 
 
 def _positive(name: str, v) -> None:

@@ -65,12 +65,12 @@ def run(
     if isinstance(F, Table) and record is not None:
         key = _cache.code_key(
             __name__,
-            table=_cache.fingerprint(F.logF, [F.h, F.scale, F.slope]),
+            table=_cache.data_hash(F.logF, [F.h, F.scale, F.slope]),
             w0=float(w0),
             v0=float(v0),
             eta=eta,
             steps=steps,
-            record=_cache.fingerprint(rec),
+            record=_cache.data_hash(rec),
         )
         out = _cache.arrays("dynamics", key, compute, cache)
     else:
@@ -277,7 +277,7 @@ class Table:
 
 def ln_layer_table(sample: theory.Sample, **kw) -> Table:
     """F(gamma) = L'(gamma)/d for the LN layer (Theorem 4.3, F_t of
-    Appendix C); cached on disk under the sample's fingerprint."""
+    Appendix C); cached on disk under the sample's data hash."""
     d = sample.task.d
     return Table.build(
         lambda g: theory.ln_layer_dloss(sample, g) / d,
@@ -286,7 +286,7 @@ def ln_layer_table(sample: theory.Sample, **kw) -> Table:
             task=sample.task.name,
             d=d,
             n=sample.task.n,
-            sample=sample.fingerprint,
+            sample=sample.data_hash,
         ),
         **kw,
     )
@@ -313,7 +313,7 @@ def looped_table(
             task=sample.task.name,
             d=d,
             n=sample.task.n,
-            sample=sample.fingerprint,
+            sample=sample.data_hash,
         ),
         **kw,
     )

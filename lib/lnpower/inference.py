@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .model import Norm, looped, output
-from .norms.layernorm import layernorm
+from .model import NormSpec, looped, output
+from .norms import layernorm
 from .tasks import embed, principal_projector, spectrum, top_mask
 
 
@@ -81,7 +81,7 @@ def loop_errors(
     X: torch.Tensor,
     a: torch.Tensor,
     L: int,
-    norm: Norm = layernorm,
+    norm: NormSpec = layernorm,
 ) -> np.ndarray:
     """sin of the angle between y_l and the principal subspace of X X^T for
     l = 1..L, when the layer (W, V) is looped at inference on test points X

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from . import inference, tasks, theory
+from .config import INFERENCE_LOOPS
 from .plots import COLORS, STATUS_COLORS
 
 #: where the built site keeps the scripts, relative to a chapter's page (the
@@ -47,8 +48,6 @@ DT_GLOBAL = "lnpowerDataTables"
 #: the class of every interactive figure's ``div`` (the site's extension
 #: and the browser check look for it)
 MARKER = "lnpower-interactive"
-#: loops at inference, as in Figs. 5 and G.3
-LOOPS_SHOWN = 25
 #: where rho = infinity (the power method) sits on the rho axis
 INFINITY = 1e6
 #: pixels: a figure's width, within the book's column (688 px wide in a
@@ -108,7 +107,7 @@ def rho_data(
     points: Mapping[str, tuple[torch.Tensor, torch.Tensor]],
     L: int,
     rhos: Sequence[float] | None = None,
-    loops: int = LOOPS_SHOWN,
+    loops: int = INFERENCE_LOOPS,
 ) -> dict[str, list[dict]]:
     """The data of :func:`rho_explorer`, per task (``"Task 1"``, ...) and
     per value of rho (:func:`rho_grid` unless given; ``inf`` is the power
@@ -323,7 +322,7 @@ def rho_explorer(
     lx = alt.X(
         "l:Q",
         title="loops l",
-        scale=alt.Scale(domain=[1, LOOPS_SHOWN]),
+        scale=alt.Scale(domain=[1, INFERENCE_LOOPS]),
         axis=alt.Axis(grid=False),
     )
 

@@ -15,7 +15,7 @@ import torch
 
 from .norms import resolve
 
-Norm = Callable[[torch.Tensor], torch.Tensor] | str | None
+NormSpec = Callable[[torch.Tensor], torch.Tensor] | str | None
 
 
 def attention(
@@ -29,7 +29,7 @@ def layer(
     E: torch.Tensor,
     W: torch.Tensor,
     V: torch.Tensor,
-    norm: Norm = "layernorm",
+    norm: NormSpec = "layernorm",
 ) -> torch.Tensor:
     """One layer: ``TF(E) = LN(E + V E E^T W E)`` (4.5); with ``norm=None``
     (or ``"none"``) the layer ``E + V E E^T W E`` (4.3) without LN. Any
@@ -45,7 +45,7 @@ def looped(
     W: torch.Tensor,
     V: torch.Tensor,
     L: int,
-    norm: Norm = "layernorm",
+    norm: NormSpec = "layernorm",
     return_all: bool = False,
 ):
     """The looped model (3.1): ``E^(l) = TF(E^(l-1))`` for l = 1..L with
@@ -73,7 +73,7 @@ def predict(
     W: torch.Tensor,
     V: torch.Tensor,
     L: int = 1,
-    norm: Norm = "layernorm",
+    norm: NormSpec = "layernorm",
 ) -> torch.Tensor:
     """The prediction ``y_L(E; theta)`` of the looped model (3.1); L = 1 is
     the single layer: ``(..., d)``. The same as ``output(looped(...))``, but

@@ -91,9 +91,9 @@ class Sample:
         return cls(task, *arrays)
 
     @cached_property
-    def fingerprint(self) -> str:
+    def data_hash(self) -> str:
         """A hash of the draws: names this sample in cache keys."""
-        return _cache.fingerprint(self.lam, self.c2)
+        return _cache.data_hash(self.lam, self.c2)
 
 
 def _eigenvalues(X: torch.Tensor) -> np.ndarray:

@@ -62,7 +62,7 @@ def run_key(config: TrainConfig, shift: int | None = None) -> str:
         code = norms.source(config.norm).encode()
         settings["norm_code"] = hashlib.sha256(code).hexdigest()[:12]
     shift = seeding.shift() if shift is None else shift
-    return _cache.spelled(numbers=NUMBERS, shift=shift, **settings)
+    return _cache.readable_key(numbers=NUMBERS, shift=shift, **settings)
 
 
 class TrainingDiverged(RuntimeError):

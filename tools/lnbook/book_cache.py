@@ -1,7 +1,7 @@
 """The book's execution cache (``_build/.jupyter_cache``) is keyed by each
 notebook's text only, but the outputs depend on the library too: after a
 change to ``lib/``, an unchanged chapter would be rendered with outputs the
-old library computed. So the cache is stamped with a fingerprint of every
+old library computed. So the cache is stamped with a hash of every
 file of ``lib/lnpower`` (code, the claims' ledger, the stored runs), and a
 stale cache is dropped before it is used: ``make book`` then executes every
 notebook again. The rendered pages (the doctrees) depend as well on the
@@ -29,7 +29,7 @@ DOCTREES = ROOT / "_build" / ".doctrees"
 DOCTREES_STAMP = ROOT / "_build" / "doctrees.lnpower"
 
 
-def fingerprint(pages: bool = False) -> str:
+def library_hash(pages: bool = False) -> str:
     """A hash of the path and bytes of every file of the library (with
     ``pages``, of the site's extensions and the book's tooling too)."""
     h = hashlib.sha256()
@@ -48,14 +48,14 @@ def drop_stale() -> bool:
     """Remove the cache if it was not stamped with this library; whether it
     was removed."""
     stale = CACHE.exists() and (
-        not STAMP.exists() or STAMP.read_text() != fingerprint()
+        not STAMP.exists() or STAMP.read_text() != library_hash()
     )
     if stale:
         shutil.rmtree(CACHE)
         print("book cache: the library changed; every notebook runs again")
     if DOCTREES.exists() and (
         not DOCTREES_STAMP.exists()
-        or DOCTREES_STAMP.read_text() != fingerprint(pages=True)
+        or DOCTREES_STAMP.read_text() != library_hash(pages=True)
     ):
         shutil.rmtree(DOCTREES)
         print("book cache: the library changed; every page is read again")
@@ -66,9 +66,9 @@ def stamp(pages: bool = False) -> None:
     """Record that the cache's outputs (and, with ``pages``, the rendered
     pages) come from this library."""
     STAMP.parent.mkdir(parents=True, exist_ok=True)
-    STAMP.write_text(fingerprint())
+    STAMP.write_text(library_hash())
     if pages:
-        DOCTREES_STAMP.write_text(fingerprint(pages=True))
+        DOCTREES_STAMP.write_text(library_hash(pages=True))
 
 
 if __name__ == "__main__":

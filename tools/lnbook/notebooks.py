@@ -12,7 +12,7 @@ reuses those runs.
    notebook a second time. A notebook with a failed cell is not stored; the
    build then executes it itself (and fails the same way). A cache filled by
    an older library is dropped first, and a complete run stamps the cache
-   with this library's fingerprint (``lnbook.book_cache``).
+   with a hash of this library (``lnbook.book_cache``).
 
 The trained-run cache (``$LNPOWER_CACHE`` or ``~/.cache/lnpower``) is shared
 with the other tests; the reproduction report runs last, alone, so that it
@@ -57,18 +57,18 @@ NO_RUN = {
     "seconds": 0.0,
 }  # a notebook that did not run
 # a guard against a hung kernel, not a budget (the status page holds the
-# budgets): experiments_looped's first cell trains the looped model's seed
-# ensemble, 342 s alone on one thread from an empty cache (2026-12-02), and
-# a busy machine must not fail it
+# budgets): under a shifted seed base (LNPOWER_SEED), experiments_looped's
+# second cell trains the looped model's seed ensemble, which is stored only
+# for the default base (252 s alone on one thread from an empty cache,
+# 2026-12-05), and a busy machine must not fail it
 CELL_TIMEOUT = 1200
 
 
 def expected_seconds() -> dict[str, float]:
     """Each notebook's last measured time from an empty cache
     (``book/_data/chapter_times.json``): the notebooks run longest first, so
-    that the two lanes finish close together (looped_power_method reads
-    experiments_looped's runs, so it starts after that ends). A notebook not
-    measured yet runs after the measured ones."""
+    that the two lanes finish close together. A notebook not measured yet
+    runs after the measured ones."""
     path = ROOT / "book" / "_data" / "chapter_times.json"
     if not path.exists():
         return {}

@@ -29,8 +29,8 @@ from .measurements import (
     growth_claim,
     population_growth,
     sgd_slopes,
-    spelled,
     structure_trend,
+    target_name,
 )
 
 
@@ -256,7 +256,7 @@ def figs6_7_fixed_points():
             fine = np.array([at_fixed_point(h, t, target)[0] for h in hs])
             ok.append(fine)
             rows.append(
-                f"{TASK_NAMES[t]}/{spelled(target)}: holds for "
+                f"{TASK_NAMES[t]}/{target_name(target)}: holds for "
                 f"{int(fine.sum())} of {len(hs)} "
                 f"(seed 0: {at_fixed_point(hs[0], t, target)[1]})"
             )
@@ -276,7 +276,7 @@ def figs6_7_fixed_points_epochs():
             fine, text = at_fixed_point(h, t, target)
             ok &= fine
             rows.append(
-                f"{TASK_NAMES[t]}/{spelled(target)}: "
+                f"{TASK_NAMES[t]}/{target_name(target)}: "
                 f"{'holds' if fine else 'fails'} ({text})"
             )
     return over_seeds(

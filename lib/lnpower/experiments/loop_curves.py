@@ -11,13 +11,12 @@ import torch
 
 from .. import inference, tasks
 from ..cache import memo
-from ..config import PAPER, paper_task
+from ..config import INFERENCE_LOOPS, PAPER, paper_task
 from ..tasks import TASK_NAMES, Task
 from .ensembles import paper_runs
 
 # test matrices per task and seed, where the paper loops on one (Figs. 5, G.3)
 POINTS = 100
-L_MAX = 25  # loops at inference in Figs. 5 and G.3
 # "exponential in L": EV within this of the power method's on the same points
 R2_MARGIN = 0.02
 
@@ -29,7 +28,7 @@ def points(task: str, count: int = POINTS, seed: int = PAPER.seed + 8):
     return paper_task(task).sample(count, tasks.generator(seed))
 
 
-def median_error(W, V, task: str, L_max: int = L_MAX) -> np.ndarray:
+def median_error(W, V, task: str, L_max: int = INFERENCE_LOOPS) -> np.ndarray:
     """Median sin(phi_L) over :func:`points`, L = 1..L_max, of (W, V)
     looped."""
     X, a = points(task)
@@ -37,7 +36,7 @@ def median_error(W, V, task: str, L_max: int = L_MAX) -> np.ndarray:
 
 
 @memo
-def power_method_median(task: str, L_max: int = L_MAX) -> np.ndarray:
+def power_method_median(task: str, L_max: int = INFERENCE_LOOPS) -> np.ndarray:
     """Median sin(phi_L) of the power method on the same points."""
     return structured_curves({"power method": None}, task, L_max)[
         "power method"
@@ -45,7 +44,7 @@ def power_method_median(task: str, L_max: int = L_MAX) -> np.ndarray:
 
 
 def structured_curves(
-    gammas: dict, task: str, L_max: int = L_MAX
+    gammas: dict, task: str, L_max: int = INFERENCE_LOOPS
 ) -> dict[str, np.ndarray]:
     """Median error curves (L = 1..L_max) over :func:`points` of structured
     layers, one per ``gammas`` entry (label -> gamma or rho; None: the power
@@ -120,7 +119,7 @@ def mechanism(
     X, a = Task("sphere", PAPER.d, PAPER.n).sample(
         points, tasks.generator(seed)
     )
-    err = inference.loop_errors(h.W, h.V, X, a, L_MAX)
+    err = inference.loop_errors(h.W, h.V, X, a, INFERENCE_LOOPS)
     floor, _ = inference.fixed_direction(inference.learned_map(h.W, h.V, X), X)
     lam = torch.linalg.eigvalsh(X @ X.mT).flip(-1).numpy()
     far = inference.loop_errors(h.W, h.V, X[:200], a[:200], long)[-1]

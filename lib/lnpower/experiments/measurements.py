@@ -110,7 +110,7 @@ def gap(h) -> float:
     return abs(h.test_loss[-1] / h.train_loss[-1] - 1)
 
 
-def spelled(target: str) -> str:
+def target_name(target: str) -> str:
     """A target's name as the book's prose spells it ("normalised")."""
     return target.replace("iz", "is")
 

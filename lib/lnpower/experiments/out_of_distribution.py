@@ -11,7 +11,7 @@ import torch
 from .. import inference, tasks, theory
 from ..cache import memo
 from ..claims.status import over_seeds, verdict
-from ..config import PAPER, paper_task
+from ..config import INFERENCE_LOOPS, PAPER, paper_task
 from ..tasks import Task
 from .ensembles import ensemble, paper_runs
 from .population import sample
@@ -40,7 +40,7 @@ def test_points(
     return {k: (x, tasks.query(count, D, g)) for k, x in X.items()}
 
 
-def bound_violations(gamma, L_max: int = 25) -> tuple[int, int]:
+def bound_violations(gamma, L_max: int = INFERENCE_LOOPS) -> tuple[int, int]:
     """How many (test point, L) pairs of the structured layer with this
     gamma (None: the power method) fall outside the bounds of Theorem
     4.6/4.7; returns (violations, total)."""
@@ -103,7 +103,7 @@ def ood_rate_improves():
     )
 
 
-def trained_violations(W, V, gamma: float, L_max: int = 25):
+def trained_violations(W, V, gamma: float, L_max: int = INFERENCE_LOOPS):
     """For the trained weights (W, V) looped at inference on
     :func:`test_points`: how many (test point, L) pairs fall below the lower
     bound and above the upper bound of Theorems 4.6/4.7 at ``gamma``, and

@@ -164,7 +164,7 @@ STORED = Path(__file__).parents[1] / "stored_runs" / "where-sweep.json"
 TRAINING = ("train", "engine", "optimisers", "history", "config", "model")
 
 
-def fingerprint() -> dict:
+def table_key() -> dict:
     """What the stored table was computed by and for: the runs' keys
     (:func:`lnpower.train.run_key`, with the seed shift) and the code that
     turns them into rows (this module and what it imports, but not the
@@ -177,7 +177,7 @@ def fingerprint() -> dict:
     )
     return {
         "runs": hashlib.sha256(keys.encode()).hexdigest()[:20],
-        "rows": _cache.code_fingerprint(rows, torch_version=False)[:12],
+        "rows": _cache.code_hash(rows, torch_version=False)[:12],
     }
 
 
@@ -198,7 +198,7 @@ def stored() -> list[dict] | None:
     if not STORED.exists():
         return None
     data = json.loads(STORED.read_text())
-    return data["rows"] if data["fingerprint"] == fingerprint() else None
+    return data["rows"] if data["key"] == table_key() else None
 
 
 def store() -> Path:
@@ -206,7 +206,7 @@ def store() -> Path:
     rows beside the library (``python -m lnpower stored-runs --name
     where``)."""
     cs = configs(True)
-    data = {"fingerprint": fingerprint(), "rows": rows(cs, sweep.run(cs))}
+    data = {"key": table_key(), "rows": rows(cs, sweep.run(cs))}
     return _cache.atomic_write(
         STORED, lambda tmp: tmp.write_text(json.dumps(data) + "\n")
     )

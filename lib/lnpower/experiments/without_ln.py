@@ -13,7 +13,7 @@ from ..claims.status import over_seeds, verdict, within
 from ..config import PAPER, paper_task
 from ..tasks import POWER_STEP_TARGETS, TASK_NAMES, TASKS
 from .ensembles import POOLED_BASES, ensemble, pooled
-from .measurements import gamma_star, spelled, test_loss_stderr
+from .measurements import gamma_star, target_name, test_loss_stderr
 from .population import BIG, sample
 
 
@@ -236,7 +236,7 @@ def no_ln_saddle():
     ]
     z_pos = min(h["eigenvalues"][0] / h["stderr"] for h in pos)
     rows = [
-        f"{TASK_NAMES[t]}/{spelled(tg)}: "
+        f"{TASK_NAMES[t]}/{target_name(tg)}: "
         + ", ".join(
             f"{k[:4]} {v['eigenvalues'][0]:+.4f}"
             for k, v in H[t, tg].items()

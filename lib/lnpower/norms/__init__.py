@@ -8,11 +8,13 @@ feature dimension ``dim``: -2 in the model's layout ``(..., 2d, N)``, -1 in
 the engine's transposed one. It is registered as a function ``f(Z, dim)``;
 the engine differentiates it with autograd (``torch.func.vjp``), unless a
 hand-written backward is registered with it (the paper's LN has one: the
-engine's hot path). Each lives in a module of this package and is registered
-at the end of this one: adding a normalisation is one new module, one line
-here and its test. A function registered from outside the library
-(:func:`register`) works the same way for a session; its source enters the
-key of a run that uses it (``lnpower.train.run_key``).
+engine's hot path). Each lives in a private module of this package
+(``_layernorm``, ...) and is registered at the end of this one, which
+exports it (``norms.layernorm``): adding a normalisation is one new module,
+its import and one line here, and its test. A function registered from
+outside the library (:func:`register`) works the same way for a session;
+its source enters the key of a run that uses it
+(``lnpower.train.run_key``).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from dataclasses import dataclass
 import torch
 from torch.func import vjp
 
-from .centered import centered
-from .layernorm import layernorm, layernorm_pair
-from .maxabs import maxabs
-from .rmsnorm import rmsnorm
+from ._centered import centered
+from ._layernorm import layernorm, layernorm_pair
+from ._maxabs import maxabs
+from ._rmsnorm import rmsnorm
 
 Tensor = torch.Tensor
 
@@ -91,7 +93,7 @@ def resolve(norm) -> Callable | None:
 
 
 def module_of(name: str) -> str | None:
-    """The module of this package that defines ``name`` (``"layernorm"``),
+    """The module of this package that defines ``name`` (``"_layernorm"``),
     or None for a function registered from elsewhere."""
     apply = get(name).apply
     prefix = __name__ + "."

@@ -6,7 +6,7 @@ import math
 
 from torch import Tensor
 
-from .layernorm import layernorm
+from ._layernorm import layernorm
 
 
 def rmsnorm(Z: Tensor, dim: int = -2) -> Tensor:

@@ -1,5 +1,5 @@
 """The dated measurements the status page shows (``book/_data/
-measurements.json``): ``python -m lnbook.measurements add WHAT VALUE
+measurements.json``): ``python -m lnbook.measurement_log add WHAT VALUE
 [--note NOTE]`` appends one, with today's date and the commit checked
 out."""
 
