@@ -187,18 +187,37 @@ def test_every_check_is_a_function_of_its_chapters_module():
 
 def test_a_stored_run_added_measures_the_claims_again(monkeypatch, tmp_path):
     """A claim's key covers the runs stored with the library: a run stored
-    (or stored again) after a measurement gives every claim a new key."""
+    (or stored under a new key) after a measurement gives every claim a new
+    key."""
     before = claim_keys()
-    real = claims.stored_runs
-    monkeypatch.setattr(claims, "stored_runs", lambda: real() + "x")
+    real = claims.stored_runs_hash
+    monkeypatch.setattr(claims, "stored_runs_hash", lambda: real() + "x")
     after = claim_keys()
     assert all(after[i] != before[i] for i in before)
 
 
-def test_measuring_a_claim_with_another_module_is_refused():
-    from lnpower.experiments import with_ln
+def test_a_run_stored_again_with_the_same_key_keeps_the_claims(tmp_path):
+    """Only what a stored run is (its file and key) enters the claims' keys:
+    training it again elsewhere, at another speed, keeps every key."""
+    import shutil
 
-    with pytest.raises(ValueError, match="is checked by lnpower.experiments"):
+    folder = Path(claims.__file__).parents[1] / "stored_runs"
+    for path in folder.glob("*.json"):
+        shutil.copy(path, tmp_path)
+    before = claims.stored_runs_hash(tmp_path)
+    assert before == claims.stored_runs_hash()
+    path = tmp_path / "layer-sphere-seed0.json"
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "wall_seconds": 1.0, "date": "x"}))
+    assert claims.stored_runs_hash(tmp_path) == before
+    path.write_text(json.dumps({**record, "key": record["key"] + ",lr=1"}))
+    assert claims.stored_runs_hash(tmp_path) != before
+
+
+def test_measuring_a_claim_with_another_module_is_refused():
+    from lnpower.chapters import with_ln
+
+    with pytest.raises(ValueError, match="is checked by lnpower.chapters"):
         claims.measure("kappa-closed-forms", with_ln)
 
 
@@ -221,7 +240,7 @@ def test_editing_one_chapters_module_measures_only_its_claims_again(
     before = claim_keys()
     real = cache._code
     for name in report.CHAPTERS:
-        edited = f"experiments/{name}"
+        edited = f"chapters/{name}"
         monkeypatch.setattr(
             cache,
             "_code",
@@ -233,5 +252,5 @@ def test_editing_one_chapters_module_measures_only_its_claims_again(
             c.id for c in LEDGER.values() if c.module == name
         }, name
     for c in LEDGER.values():
-        used = cache.closure(f"experiments/{c.module}")
+        used = cache.closure(f"chapters/{c.module}")
         assert not [u for u in used if u.startswith(("plots", "cli"))], used

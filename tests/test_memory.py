@@ -19,9 +19,9 @@ fit_many(configs, progress=False, cache=False)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 # the looped model (L = 2) in passes without replacement, small data and
-# minibatches of 32: the code before the fix peaked at 324 MB after 1 000
-# steps, 514 MB after 3 000 (at batch 128: 393 and 865 MB, and 2 470 MB after
-# 8 000); the code of now at 311 MB and 313 MB
+# minibatches of 32, one thread: the code before the fix peaked at 362 MB
+# after 1 000 steps, 494 MB after 3 000 (two threads at batch 128: 393 and
+# 865 MB, and 2 470 MB after 8 000); the code of now at 313 MB and 318 MB
 RUN = dict(
     model="looped", loops=2, sampling="epochs", train_size=2000,
     test_size=200, eval_size=200, log_points=5, batch=32,
@@ -30,8 +30,9 @@ RUN = dict(
 
 def peak_kb(steps: int) -> int:
     """Peak resident memory (kB) of a fresh process training both tasks for
-    ``steps`` steps with two threads (the fragmentation needs two)."""
-    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+    ``steps`` steps, on one thread (two would spin against the other test
+    worker)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     out = subprocess.run(
         [sys.executable, "-c", PEAK, json.dumps({**RUN, "steps": steps})],
         capture_output=True,

@@ -229,7 +229,7 @@ def test_readme_short_with_a_line_per_module_and_its_graph_sizes():
     science = ["tasks", "model", "config", "train", "theory", "dynamics"]
     n, lines = _graph_size([*science, "plots"])
     n2, lines2 = _graph_size(
-        [*science, "plots", "claims/__init__", "experiments/with_ln"]
+        [*science, "plots", "claims/__init__", "chapters/with_ln"]
     )
     flat = " ".join(text.split())
     stated = re.search(

@@ -194,7 +194,7 @@ def test_cache_key_ignores_docstrings_and_layout(tmp_path, monkeypatch):
 def test_claim_measured_once_per_code(tmp_path, monkeypatch):
     """A claim measured by a chapter and by the report is measured once (same
     code)."""
-    from lnpower.experiments import with_ln
+    from lnpower.chapters import with_ln
 
     calls = []
 

@@ -144,7 +144,7 @@ def test_the_where_grid_and_its_stored_table(monkeypatch):
     set-up; its stored table matches the code of now (else: `python -m
     lnpower stored-runs --name where` from the checkout's root, with
     PYTHONPATH=lib), with one row a run."""
-    from lnpower.experiments import where
+    from lnpower.chapters import where
 
     monkeypatch.delenv("LNPOWER_SEED", raising=False)
     full, sub = where.configs(True), where.configs(False)
@@ -218,7 +218,7 @@ def test_the_where_table_keeps_through_training_code_changes(monkeypatch):
     version) and the code that makes rows: a change to the training code or
     a new normalisation keeps it, a change to the theory does not."""
     from lnpower import cache
-    from lnpower.experiments import where
+    from lnpower.chapters import where
 
     before = where.table_key()
     code = cache._code

@@ -204,7 +204,7 @@ def test_adam_matches_torch_optim_adam():
 def test_variants_train_through_fit_and_learnable_rows_share_its_batches():
     """The study's fixed rows are fit's runs; a learnable gain starts at 1,
     so after one step of the same batch W and V are fit's (float64)."""
-    from lnpower.experiments import beyond_training as variants
+    from lnpower.chapters import beyond_training as variants
 
     c = TrainConfig(**{**SMALL, "steps": 1}, dtype="float64")
     fixed = variants.train_fixed("layernorm", c)

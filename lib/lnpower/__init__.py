@@ -27,7 +27,7 @@ The science and the training (what a chapter on models and training uses)
                     and gradients), ``optimisers``, ``history``
 ==================  ======================================================
 
-The experiments and the claims: ``experiments`` (one module per chapter:
+The experiments and the claims: ``chapters`` (one module per chapter:
 its runs, measurements and claim checks; and what chapters share),
 ``claims`` (the ledger, the status rules, the report), ``sweep`` (grids of
 runs on dask).

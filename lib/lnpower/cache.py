@@ -7,9 +7,9 @@ A key says what the result is, so that a reader can find it with ``ls``:
 - a training run's key is built by one function,
   :func:`lnpower.train.run_key`: the numbers version of the training code,
   the seed shift and the settings that differ from the defaults, e.g.
-  ``fit/numbers=1,shift=0,task=rotated,model=looped,seed=2`` (the
-  settings in the order of ``TrainConfig``'s fields; the run's
-  ``history.pt`` holds its whole configuration);
+  ``fit/numbers=1,shift=0,task=rotated,model=looped,seed=2,snapshot_steps=
+  100+300`` (the settings in the order of ``TrainConfig``'s fields; the
+  run's ``history.pt`` holds its whole configuration);
 - any other result's key is :func:`code_key`: its inputs spelled out, the
   seed shift and a short hash of the code that computes it (the module that
   asks and every library module it imports, docstrings, comments and layout
@@ -43,6 +43,9 @@ import torch
 from . import seeding
 
 HERE = Path(__file__).parent  # the package, whose import graph keys results
+# results stored with the library, which the package ships: the runs too long
+# to train in a chapter (lnpower.chapters.stored_runs) and where's table
+STORED = HERE / "stored_runs"
 
 
 def directory(cache) -> Path | None:
@@ -87,12 +90,12 @@ def code_key(module: str, **inputs) -> str:
 
 
 def _path_name(module: str) -> str:
-    """``"lnpower.experiments.with_ln"`` -> ``"experiments/with_ln"``."""
+    """``"lnpower.chapters.with_ln"`` -> ``"chapters/with_ln"``."""
     return module.removeprefix("lnpower.").replace(".", "/")
 
 
 def code_hash(modules: tuple[str, ...], torch_version=True) -> str:
-    """A hash of the code of the named modules (``"experiments/with_ln"``;
+    """A hash of the code of the named modules (``"chapters/with_ln"``;
     not their docstrings, comments or layout) and the torch version (unless
     ``torch_version`` is False)."""
     h = hashlib.sha256(torch.__version__.encode() if torch_version else b"")
@@ -128,7 +131,7 @@ def _module_file(parts: list[str]) -> Path | None:
 
 
 def imports(module: str) -> set[str]:
-    """The library modules that ``module`` (``"experiments/with_ln"``)
+    """The library modules that ``module`` (``"chapters/with_ln"``)
     imports, anywhere in its code."""
     path = _module_file(module.split("/"))
     package = module.split("/")[:-1]  # "norms/__init__" is in "norms" too

@@ -21,7 +21,7 @@ EXIT_USAGE, EXIT_DIVERGED = 2, 3
 
 def _where(full: bool):
     def configs():
-        from .experiments import where
+        from .chapters import where
 
         return where.configs(full=full)
 
@@ -48,11 +48,12 @@ def _task_args(
     None (the config fills them in), otherwise they take the paper's values
     here."""
     from .config import PAPER
+    from .tasks import TASKS
 
     pick = (lambda v: None) if paper_defaults else (lambda v: v)
     p.add_argument(
         "--task",
-        choices=("sphere", "rotated"),
+        choices=TASKS,
         default=pick(PAPER.task),
         help="sphere: Task 1; rotated: Task 2 (X = P U with multiplicities m) "
         f"(default: {PAPER.task})",
@@ -80,8 +81,15 @@ def _task_args(
 def _train_args(r: argparse.ArgumentParser) -> None:
     """The options of ``train``: each left unset takes the paper's setting
     (§5) for the model, read from ``lnpower.config`` (shown in the help)."""
-    from .config import MODEL_DEFAULTS, PAPER
+    from .config import (
+        DTYPES,
+        MODEL_DEFAULTS,
+        OPTIMIZERS,
+        PAPER,
+        SAMPLINGS,
+    )
     from .norms import NORMS
+    from .tasks import TARGETS
 
     loops = ", ".join(f"{k}: {v['loops']}" for k, v in MODEL_DEFAULTS.items())
     target = ", ".join(
@@ -105,7 +113,7 @@ def _train_args(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--target",
-        choices=("subspace", "normalized", "unnormalized"),
+        choices=TARGETS,
         default=None,
         help=f"the loss (paper default: {target})",
     )
@@ -133,14 +141,14 @@ def _train_args(r: argparse.ArgumentParser) -> None:
         )
     r.add_argument(
         "--optimizer",
-        choices=("sgd", "adam"),
+        choices=OPTIMIZERS,
         default=None,
         help="sgd (the paper's, the default) or adam (torch.optim.Adam's "
         "update)",
     )
     r.add_argument(
         "--sampling",
-        choices=("replacement", "epochs"),
+        choices=SAMPLINGS,
         default=None,
         help="minibatches drawn with replacement at every step (the default) "
         "or "
@@ -159,7 +167,7 @@ def _train_args(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--dtype",
-        choices=("float32", "float64"),
+        choices=tuple(DTYPES),
         default=None,
         help=f"(default: {PAPER.dtype})",
     )
@@ -250,13 +258,14 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--json", action="store_true", help="print one JSON object")
     c = sub.add_parser("claims", help="check every registered claim now")
     c.add_argument("--json", action="store_true", help="print one JSON object")
-    from .experiments.stored_runs import SETS
+    from .chapters.stored_runs import SETS
 
     s = sub.add_parser(
         "stored-runs",
         help="train the runs stored with the library again (or take them "
-        "from the training cache) and write them beside the library (from a "
-        "clone of the repository: the runs ship with the package)",
+        "from the training cache), under the seed base of LNPOWER_SEED, and "
+        "write them beside the library (from a clone of the repository: the "
+        "runs ship with the package)",
     )
     s.add_argument(
         "--seed",
@@ -400,7 +409,7 @@ def cmd_sweep(args) -> dict:
 
 
 def cmd_stored_runs(args) -> dict:
-    from .experiments import stored_runs
+    from .chapters import stored_runs
 
     names = args.name or [*stored_runs.SETS, "where"]
     if min(args.seed) < 0:
@@ -410,7 +419,7 @@ def cmd_stored_runs(args) -> dict:
         p for seed in args.seed for p in stored_runs.regenerate(sets, seed)
     ]
     if "where" in names:
-        from .experiments import where
+        from .chapters import where
 
         written.append(where.store())
     out = {"written": [str(p) for p in written]}

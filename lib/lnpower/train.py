@@ -41,7 +41,8 @@ def run_key(config: TrainConfig, shift: int | None = None) -> str:
     shift (``LNPOWER_SEED`` unless given) and every setting that differs
     from its default (L and the target from the model's), in the config's
     order, e.g.
-    ``numbers=1,shift=0,task=rotated,model=looped,seed=2``. A normalisation
+    ``numbers=1,shift=0,task=rotated,model=looped,seed=2`` (a run of
+    ``paper_config`` adds ``snapshot_steps=100+300``). A normalisation
     registered from outside the library adds a hash of its source.
 
     Why a numbers version rather than a hash of the code: moving or tidying

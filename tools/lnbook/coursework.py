@@ -18,10 +18,10 @@ wheel and the lock): a problem set must run where a student runs it.
   every part "not attempted", every cell outside the exercises still
   runs, and no test, visible or hidden, meets an undefined name (each stub
   binds its part's answers);
-- seeded wrong answers (:data:`WRONG`: a factor of 2 off, a transposed
-  matrix, the unnormalised target, ...): the part scores strictly between
-  zero and full, or zero with the expected message, and every other part
-  keeps full marks.
+- seeded wrong answers (:data:`WRONG`, which every problem set needs: a
+  factor of 2 off, a transposed matrix, the unnormalised target, ...): the
+  part scores strictly between zero and full, or zero with the expected
+  message, and every other part keeps full marks.
 
 Static checks too: each exercise title states its graded parts' points, the
 course plan (book/course.md) states each chapter's parts and points, and no
@@ -58,15 +58,6 @@ from lnbook import ROOT, editions, exercises, grading, otter
 
 COURSE = ROOT / "book" / "course.md"
 
-CHAPTERS = (
-    "principal_components",
-    "transformer",
-    "looped_power_method",
-    "without_ln",
-    "with_ln",
-    "out_of_distribution",
-    "beyond",
-)
 MIN_PARTS, MIN_POINTS = 4, 8
 SCAFFOLDING = {"solution", "test", "answer"}  # cell tags of a problem set
 
@@ -253,6 +244,10 @@ def check_outcomes(chapter: str, res: dict, qs: list) -> list[str]:
         for q in stud["questions"]
         if "NameError" in " ".join(q["messages"])
     ]
+    if chapter not in WRONG:  # a test that cannot fail is no test
+        problems.append(
+            f"no seeded wrong answers for {chapter} (lnbook.coursework.WRONG)"
+        )
     for k, (part, _src, expected) in enumerate(WRONG.get(chapter, [])):
         r = res[f"wrong-{k}"]
         by = {q["question"]: q for q in r["questions"]}
@@ -460,7 +455,7 @@ def main(argv: list[str]) -> int:
     p.add_argument(
         "chapters",
         nargs="*",
-        help="problem set notebooks (default: the seven)",
+        help="problem set notebooks (default: every book/*_problems.ipynb)",
     )
     p.add_argument(
         "--otter",
@@ -483,9 +478,9 @@ def main(argv: list[str]) -> int:
         "reader's package (default: this Python's kernel)",
     )
     args = p.parse_args(argv)
-    chapters = [Path(a).resolve() for a in args.chapters] or [
-        ROOT / "book" / f"{c}_problems.ipynb" for c in CHAPTERS
-    ]
+    chapters = [Path(a).resolve() for a in args.chapters] or sorted(
+        (ROOT / "book").glob("*_problems.ipynb")
+    )
     names = {chapter_of(c) for c in chapters}
     with_otter = (
         names

@@ -57,10 +57,10 @@ NO_RUN = {
     "seconds": 0.0,
 }  # a notebook that did not run
 # a guard against a hung kernel, not a budget (the status page holds the
-# budgets): under a shifted seed base (LNPOWER_SEED), experiments_looped's
-# second cell trains the looped model's seed ensemble, which is stored only
-# for the default base (252 s alone on one thread from an empty cache,
-# 2026-12-05), and a busy machine must not fail it
+# budgets): under a seed base (LNPOWER_SEED) other than 0, 1 and 2, for which
+# the looped model's seed ensemble is stored, experiments_looped's second cell
+# trains it (252 s alone on one thread from an empty cache, 2026-12-05), and a
+# busy machine must not fail it
 CELL_TIMEOUT = 1200
 
 

@@ -5,7 +5,7 @@ function of its chapter's module.
 about (``ref``), where it is in the paper, the sentence checked, the
 paper's value, the test it must pass, the chapter that expects its status,
 its source (the paper or the book) and ``check``, the function of
-``lnpower.experiments`` that measures it (``"with_ln.ln_zero_blocks"``).
+``lnpower.chapters`` that measures it (``"with_ln.ln_zero_blocks"``).
 A chapter measures its own claims with :func:`expect`, passing its module;
 the reproduction report and ``python -m lnpower claims`` measure them all
 (``lnpower.claims.report``). The status rules are in
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import textwrap
 import tomllib
 from dataclasses import asdict, dataclass
@@ -68,7 +69,7 @@ def statement_name(ref: str) -> str:
 class Claim:
     """One checkable claim, as the ledger declares it. ``check`` names the
     function that measures it: ``"module.function"`` of
-    ``lnpower.experiments``."""
+    ``lnpower.chapters``."""
 
     id: str
     ref: str
@@ -150,7 +151,7 @@ def ledger() -> dict[str, Claim]:
 
 def measure(id: str, module: ModuleType, cache=True) -> Result:
     """Measure the claim ``id`` with its check, a function of ``module``
-    (its chapter's module of ``lnpower.experiments``). The measurement is
+    (its chapter's module of ``lnpower.chapters``). The measurement is
     kept in the cache under ``claim/claim=ID,stored=...,shift=K,code=...``
     (a status of *not measured* is not kept)."""
     if id not in ledger():
@@ -158,7 +159,7 @@ def measure(id: str, module: ModuleType, cache=True) -> Result:
     c = ledger()[id]
     if module.__name__.rpartition(".")[2] != c.module:
         raise ValueError(
-            f"claim {id} is checked by lnpower.experiments.{c.check}, not "
+            f"claim {id} is checked by lnpower.chapters.{c.check}, not "
             f"by a function of {module.__name__}"
         )
     check = getattr(module, c.check.partition(".")[2], None)
@@ -187,14 +188,16 @@ def measure(id: str, module: ModuleType, cache=True) -> Result:
     )  # fmt: skip
 
 
-def stored_runs() -> str:
-    """A short hash of the records of the runs stored with the library
-    (``lnpower/stored_runs/*.json``: their keys, hence their numbers): part
-    of every claim's key."""
-    folder = Path(__file__).parents[1] / "stored_runs"
+def stored_runs_hash(folder: Path | None = None) -> str:
+    """A short hash of what the runs stored with the library are (the
+    JSON records in ``folder``, default
+    :data:`lnpower.cache.STORED`: each file's name and
+    key, which fixes its numbers; not when, where or how fast it was
+    trained): part of every claim's key."""
     h = hashlib.sha256()
-    for path in sorted(folder.glob("*.json")):
-        h.update(path.name.encode() + path.read_bytes())
+    for path in sorted((folder or _cache.STORED).glob("*.json")):
+        key = json.loads(path.read_text())["key"]
+        h.update(path.name.encode() + json.dumps(key, sort_keys=True).encode())
     return h.hexdigest()[:12]
 
 
@@ -202,7 +205,9 @@ def claim_key(id: str, module: ModuleType) -> str:
     """The cache key of a claim's measurement: the code of its chapter's
     module and of what that imports (:func:`lnpower.cache.code_key`), and
     the runs stored with the library, which a check may read."""
-    return _cache.code_key(module.__name__, claim=id, stored=stored_runs())
+    return _cache.code_key(
+        module.__name__, claim=id, stored=stored_runs_hash()
+    )
 
 
 class UnexpectedStatus(RuntimeError):

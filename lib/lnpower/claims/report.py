@@ -4,7 +4,7 @@ each: the ledger's ``check`` names a function of one of them."""
 
 from __future__ import annotations
 
-from ..experiments import (
+from ..chapters import (
     beyond,
     beyond_training,
     experiments_grid,
@@ -25,7 +25,7 @@ from . import Result, ledger, measure
 CHAPTERS = {
     name: module
     for name, module in locals().items()
-    if getattr(module, "__name__", "").startswith("lnpower.experiments.")
+    if getattr(module, "__name__", "").startswith("lnpower.chapters.")
 }
 
 

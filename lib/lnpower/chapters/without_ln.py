@@ -46,7 +46,7 @@ def no_ln_irreducible():
 
 def no_ln_pool(target: str) -> dict[str, list]:
     """The no-LN layer's runs on ``target`` pooled over the seed bases
-    (:func:`~lnpower.experiments.ensembles.pooled`): per task, ``(shift,
+    (:func:`~lnpower.chapters.ensembles.pooled`): per task, ``(shift,
     history)`` for every base and seed."""
     pool = pooled("layer", norm="none", target=target)
     return {
@@ -185,7 +185,8 @@ def fixed_point(task: str, target: str) -> tuple[float, float]:
     (Theorem 4.2)."""
     opt = theory.no_ln_optimum(sample(task), target)
     F = dynamics.no_ln_F(opt["kappa2"], opt["gamma_star"], PAPER.d)
-    _, a, b = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, 2000, [2000])
+    T = PAPER.steps
+    _, a, b = dynamics.run(F, 0.0, PAPER.v0, PAPER.lr, T, [T])
     return float(a[-1]), float(b[-1])
 
 

@@ -1,9 +1,9 @@
-"""The book's experiments, one module per chapter that runs any: its runs,
-its measurements and the checks of its claims, as public functions named
-after the claims they check (``claims/ledger.toml`` names them). A module
-named like a chapter of ``book/`` belongs to that chapter and imports no
-other chapter's module, so that editing it measures only its own claims
-again. What several chapters share:
+"""The book's experiments by chapter, one module per chapter that runs
+any: its runs, its measurements and the checks of its claims, as public
+functions named after the claims they check (``claims/ledger.toml`` names
+them). A module named like a chapter of ``book/`` belongs to that chapter
+and imports no other chapter's module, so that editing it measures only its
+own claims again. What several chapters share:
 
 - ``population``: Monte Carlo samples at the paper's d and n, and the
   reduced population dynamics of the LN layer and the looped model;

@@ -7,17 +7,21 @@ iteration reading (T = 2000) the looped model's seed ensemble, with and
 without LN, which takes minutes where a layer takes seconds.
 
 Each run is kept as a compressed history in ``lnpower/stored_runs/``: the
-active weights at every step (float32), the losses at the logged steps, the
-weights at Fig. 5's snapshots and at every logged step of the looped model,
+active weights at every step (float32), the losses at the logged steps (and,
+at the iteration reading, every minibatch's), the weights at Fig. 5's
+snapshots and at every logged step of the looped model,
 and a JSON record of its key (:func:`lnpower.train.run_key`, the key the
 training cache uses), its configuration, the machine and the wall time.
 :func:`load` refuses a stored run whose key is not what the code asks for
 now, and :func:`lookup` finds a run by its key, so that
-:func:`lnpower.experiments.ensembles.paper_runs` loads a stored run instead
+:func:`lnpower.chapters.ensembles.paper_runs` loads a stored run instead
 of training it. ``python -m lnpower stored-runs`` trains them again (or
 takes them from the training cache, where the same key holds the same
-numbers) and writes them there. Stored runs are not shifted by
-``LNPOWER_SEED``: under a shifted seed base, every run is trained.
+numbers) and writes them there, under the seed base of ``LNPOWER_SEED``.
+The runs at the epoch reading are stored for the default base; the looped
+model's ensemble for the default base and the two shifted ones the book is
+checked under (``LNPOWER_SEED=1`` and ``2``); under any other base, it is
+trained.
 """
 
 from __future__ import annotations
@@ -33,14 +37,21 @@ import numpy as np
 import torch
 
 from .. import cache as _cache
+from .. import seeding
 from ..cache import memo
-from ..config import FIG3_GRID, PAPER, TrainConfig, paper_config
+from ..config import (
+    FIG3_GRID,
+    FIG5_SNAPSHOTS,
+    PAPER,
+    TrainConfig,
+    paper_config,
+)
 from ..history import History
 from ..tasks import tasks_at
 from ..train import fit_many, run_key
 
-FOLDER = Path(__file__).parents[1] / "stored_runs"
-EPOCHS = (100, 300, 2000)  # Fig. 5's snapshots and T, read as epochs
+# Fig. 5's snapshots and T, read as epochs
+EPOCHS = (*FIG5_SNAPSHOTS, PAPER.steps)
 # name -> the set's settings beside the paper's, and its reading of T
 SETS = {
     "layer": ({}, "epochs"),
@@ -70,18 +81,6 @@ def tasks_of(name: str) -> tuple[str, ...]:
     """The tasks a stored set trains (:func:`lnpower.tasks.tasks_at`)."""
     o = SETS[name][0]
     return tasks_at(o.get("d", PAPER.d), o.get("n", PAPER.n))
-
-
-def fig3() -> dict[tuple[str, int, int], History]:
-    """Fig. 3's eleven runs at the epoch reading (seed 0), keyed
-    ``(task, d, n)``: the ``"layer"`` set at the paper's (d, n) and the
-    ``fig3-...`` sets."""
-    sets = [n for n in SETS if n == "layer" or n.startswith("fig3")]
-    return {
-        (t, h.config.d, h.config.n): h
-        for name in sets
-        for t, (h,) in load(name).items()
-    }
 
 
 def configs(name: str, seed: int = 0) -> list[TrainConfig]:
@@ -121,8 +120,9 @@ def _cpu() -> str:
     return platform.machine()
 
 
-def _path(name: str, task: str, seed: int) -> Path:
-    return FOLDER / f"{name}-{task}-seed{seed}"
+def _path(name: str, task: str, seed: int, shift: int = 0) -> Path:
+    base = f"-shift{shift}" if shift else ""
+    return _cache.STORED / f"{name}-{task}-seed{seed}{base}"
 
 
 def _snapshot_steps(c: TrainConfig) -> list[int]:
@@ -135,10 +135,11 @@ def _snapshot_steps(c: TrainConfig) -> list[int]:
     return sorted(steps)
 
 
-def save(h: History, name: str) -> Path:
-    """Write one run (``.npz`` and ``.json``) beside the library."""
+def save(h: History, name: str, shift: int = 0) -> Path:
+    """Write one run, trained under the seed shift ``shift``, (``.npz``
+    and ``.json``) beside the library."""
     c = h.config
-    path = _path(name, c.task, c.seed)
+    path = _path(name, c.task, c.seed, shift)
     path.parent.mkdir(parents=True, exist_ok=True)
     snaps = _snapshot_steps(c)
     arrays = {
@@ -150,12 +151,14 @@ def save(h: History, name: str) -> Path:
         **{f"W{t}": h.snapshots[t][0].numpy() for t in snaps},
         **{f"V{t}": h.snapshots[t][1].numpy() for t in snaps},
     }
+    if c.steps <= PAPER.steps:  # the iteration reading: every step's loss
+        arrays["batch_loss"] = np.float32(h.batch_loss)
     _cache.atomic_write(
         path.with_suffix(".npz"),
         lambda tmp: np.savez_compressed(open(tmp, "wb"), **arrays),
     )
     record = {
-        "key": run_key(c, shift=0),
+        "key": run_key(c, shift),
         "config": dataclasses.asdict(c),
         "machine": f"{_cpu()}, {os.cpu_count()} cores, {platform.system()}",
         "torch": torch.__version__,
@@ -206,7 +209,10 @@ def exists(name: str, seed: int = 0) -> bool:
 
 
 def _read(path: Path, c: TrainConfig) -> History:
-    """The history stored at ``path`` (no suffix) of the run ``c``."""
+    """The history stored at ``path`` (no suffix) of the run ``c``: the
+    trained one's, but for the time spent evaluating and, at the epoch
+    reading, the minibatch losses (and for the layer the weights between
+    the snapshots), which are not stored."""
     z = np.load(path.with_suffix(".npz"))
     snaps = {
         t: (torch.from_numpy(z[f"W{t}"]), torch.from_numpy(z[f"V{t}"]))
@@ -219,6 +225,9 @@ def _read(path: Path, c: TrainConfig) -> History:
         test_loss=z["test_loss"].tolist(),
         w=z["w"].tolist(),
         v=z["v"].tolist(),
+        batch_loss=(
+            z["batch_loss"].tolist() if "batch_loss" in z.files else []
+        ),
         snapshots=snaps,
         seconds=json.loads(path.with_suffix(".json").read_text())[
             "wall_seconds"
@@ -239,23 +248,28 @@ def load(name: str, seed: int = 0) -> dict[str, list[History]]:
 
 def lookup(c: TrainConfig, shift: int | None = None) -> History | None:
     """The stored run whose key is ``c``'s (:func:`lnpower.train.run_key`
-    under the seed shift ``shift``, default ``LNPOWER_SEED``), or ``None``:
-    a shifted key finds none."""
+    under the seed shift ``shift``, default ``LNPOWER_SEED``), or
+    ``None``."""
     key = run_key(c, shift)
-    for path in sorted(FOLDER.glob("*-seed*.json")):
+    for path in sorted(_cache.STORED.glob("*-seed*.json")):
         if json.loads(path.read_text())["key"] == key:
             return _read(path.with_suffix(""), c)
     return None
 
 
 def regenerate(
-    names=tuple(SETS), seed: int = 0, progress: bool | None = None
+    names=tuple(SETS),
+    seed: int = 0,
+    progress: bool | None = None,
+    shift: int | None = None,
 ) -> list[Path]:
-    """Train the stored runs again (the tasks of a set together) and write
-    them; a run the training cache holds under the same key, hence with the
-    same numbers, is taken from there."""
+    """Train the stored runs again (the tasks of a set together) under the
+    seed shift ``shift`` (default ``LNPOWER_SEED``) and write them; a run
+    the training cache holds under the same key, hence with the same
+    numbers, is taken from there."""
+    shift = seeding.shift() if shift is None else shift
     paths = []
     for name in names:
-        hist = fit_many(configs(name, seed), progress, cache=True, shift=0)
-        paths += [save(h, name) for h in hist]
+        hist = fit_many(configs(name, seed), progress, cache=True, shift=shift)
+        paths += [save(h, name, shift) for h in hist]
     return paths

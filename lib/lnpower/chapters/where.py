@@ -155,7 +155,7 @@ def rows(configs: list[TrainConfig], histories: list) -> list[dict]:
     return out
 
 
-STORED = Path(__file__).parents[1] / "stored_runs" / "where-sweep.json"
+STORED_TABLE = _cache.STORED / "where-sweep.json"
 
 
 # the training code, whose numbers the runs' keys already version
@@ -172,7 +172,7 @@ def table_key() -> dict:
     keys = "\n".join(run_key(c) for c in configs(True))
     rows = tuple(
         m
-        for m in _cache.closure("experiments/where")
+        for m in _cache.closure("chapters/where")
         if m not in TRAINING and not m.startswith("norms/")
     )
     return {
@@ -195,9 +195,9 @@ def table(full: bool) -> list[dict] | None:
 def stored() -> list[dict] | None:
     """The full grid's rows stored with the library, if they were computed
     by the code and for the grid of now (else None)."""
-    if not STORED.exists():
+    if not STORED_TABLE.exists():
         return None
-    data = json.loads(STORED.read_text())
+    data = json.loads(STORED_TABLE.read_text())
     return data["rows"] if data["key"] == table_key() else None
 
 
@@ -208,7 +208,7 @@ def store() -> Path:
     cs = configs(True)
     data = {"key": table_key(), "rows": rows(cs, sweep.run(cs))}
     return _cache.atomic_write(
-        STORED, lambda tmp: tmp.write_text(json.dumps(data) + "\n")
+        STORED_TABLE, lambda tmp: tmp.write_text(json.dumps(data) + "\n")
     )
 
 

@@ -22,7 +22,7 @@ from .. import cache as _cache
 from .. import dynamics, norms
 from ..cache import memo
 from ..claims.status import over_seeds, verdict
-from ..config import DTYPES, TrainConfig, paper_config
+from ..config import DTYPES, PAPER, TrainConfig, paper_config
 from ..model import active_weights, predict, structure_residual
 from ..optimisers import ADAM
 from ..tasks import generator
@@ -143,13 +143,13 @@ def adam_population(lr: float = 1e-3, steps: int = 10**5):
     (0, 1)."""
     tab, _ = ln_run()
     return dynamics.run_adam(
-        tab, 0.0, 1.0, lr, steps, [2000, *dynamics.log_steps(steps)]
+        tab, 0.0, 1.0, lr, steps, [PAPER.steps, *dynamics.log_steps(steps)]
     )
 
 
 def beyond_adam_follows_population():
     t, w, v = adam_population()
-    i = list(t).index(2000)
+    i = list(t).index(PAPER.steps)
     err = np.array(
         [
             max(abs(h.w[-1] / w[i] - 1), abs(h.v[-1] / v[i] - 1))

@@ -101,7 +101,11 @@ def fig1_growth_quarter():
 
 def epoch_seeds() -> list[int]:
     """The seeds of the looped model stored at the epoch reading of T."""
-    return [s for s in range(3) if stored_runs.exists("looped", s)]
+    return [
+        s
+        for s in range(ensemble_size("looped"))
+        if stored_runs.exists("looped", s)
+    ]
 
 
 NOT_STORED = (
@@ -158,7 +162,7 @@ def fig1_growth_quarter_population_epochs():
 def g3_curves(histories: dict | None = None) -> dict:
     """Per task, per seed of the looped model, its median error curve (L =
     1..25) over the test matrices of Fig. G.3
-    (:func:`~lnpower.experiments.loop_curves.points`), and the power
+    (:func:`~lnpower.chapters.loop_curves.points`), and the power
     method's."""
     histories = histories or ensemble("looped")
     return {
