@@ -54,8 +54,8 @@ _KINDS = {
     "thm": "Theorem",
 }
 FIELDS = (
-    "id", "ref", "where", "statement", "paper", "tolerance", "chapter",
-    "source", "check",
+    "id", "ref", "where", "statement", "paper", "tolerance", "source",
+    "check",
 )  # fmt: skip
 
 
@@ -77,7 +77,6 @@ class Claim:
     statement: str
     paper: str
     tolerance: str
-    chapter: str
     source: str
     check: str
 
@@ -85,6 +84,12 @@ class Claim:
     def module(self) -> str:
         """The name of the chapter's module (``"with_ln"``)."""
         return self.check.partition(".")[0]
+
+    @property
+    def chapter(self) -> str:
+        """The chapter that expects the claim's status: the one of its
+        check's module (``"book/with_ln"``)."""
+        return f"book/{self.module}"
 
 
 @dataclass(frozen=True)
