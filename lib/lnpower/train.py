@@ -262,7 +262,7 @@ def _train(
     return hist
 
 
-# --- progress bars for long work (training, sweeps)
+# --- progress bars for training
 
 
 def show_progress() -> bool:

@@ -1,7 +1,7 @@
 """The dated measurements the status page shows (``book/_data/
 measurements.json``): ``python -m lnbook.measurement_log add WHAT VALUE
-[--note NOTE]`` appends one, with today's date and the commit checked
-out."""
+[--note NOTE] [--commit REV]`` appends one, with today's date and the
+commit measured (default: the one checked out)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from lnbook import ROOT
 LOG = ROOT / "book" / "_data" / "measurements.json"
 
 
-def add(what: str, value: str, note: str = "") -> dict:
-    """Append one measurement to the log and return it."""
+def add(what: str, value: str, note: str = "", commit: str = "HEAD") -> dict:
+    """Append one measurement of ``commit`` to the log and return it."""
     commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
+        ["git", "rev-parse", "--short", commit],
         capture_output=True,
         text=True,
         cwd=ROOT,
+        check=True,
     ).stdout.strip()
     entry = {
         "date": datetime.date.today().isoformat(),
@@ -48,8 +49,11 @@ def main(argv: list[str]) -> int:
     a.add_argument("what", help="what was measured, how")
     a.add_argument("value", help="the result, with its unit")
     a.add_argument("--note", default="")
+    a.add_argument(
+        "--commit", default="HEAD", help="the commit measured (default HEAD)"
+    )
     args = p.parse_args(argv)
-    print(json.dumps(add(args.what, args.value, args.note)))
+    print(json.dumps(add(args.what, args.value, args.note, args.commit)))
     return 0
 
 
