@@ -6,12 +6,13 @@ too), the layer without LN on both targets and the looped model; and at the
 iteration reading (T = 2000) the looped model's seed ensemble, with and
 without LN, which takes minutes where a layer takes seconds.
 
-Each run is kept as a compressed history in ``lnpower/stored_runs/``: the
-active weights at every step (float32), the losses at the logged steps (and,
-at the iteration reading, every minibatch's), the weights at Fig. 5's
-snapshots and at every logged step of the looped model,
-and a JSON record of its key (:func:`lnpower.train.run_key`, the key the
-training cache uses), its configuration, the machine and the wall time.
+Each run is kept as a compressed history in ``lnpower/stored_runs/``
+(``lnpower.cache.STORED``): the active weights at every step (float32), the
+losses at the logged steps (and, at the iteration reading, every
+minibatch's), the weights at Fig. 5's snapshots and at every logged step of
+the looped model, and a JSON record of its key (:func:`lnpower.train.run_key`,
+the key the training cache uses), its configuration, the machine and the
+wall time.
 :func:`load` refuses a stored run whose key is not what the code asks for
 now, and :func:`lookup` finds a run by its key, so that
 :func:`lnpower.chapters.ensembles.paper_runs` loads a stored run instead
