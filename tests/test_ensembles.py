@@ -314,6 +314,13 @@ def test_the_stored_looped_runs_are_what_this_code_trains(norm):
             assert np.allclose(x, y[:41], rtol=1e-4, atol=1e-6)
 
 
+def test_the_epoch_runs_are_not_stored_under_a_shifted_base():
+    """stored-runs under LNPOWER_SEED=1 would write epoch runs that nothing
+    reads (they are read for the default base): refused before training."""
+    with pytest.raises(ValueError, match="layer.*default seed base only"):
+        stored_runs.regenerate(["looped-iterations", "layer"], shift=1)
+
+
 def test_lookup_finds_a_run_by_its_key(tmp_path, monkeypatch):
     """A stored run is found by its key only: the same settings and the
     unshifted seed base."""

@@ -273,7 +273,8 @@ def parser() -> argparse.ArgumentParser:
         nargs="+",
         default=[0],
         help="the seeds of the runs (default 0; the book stores the looped "
-        "model's seeds 0 to 2)",
+        "model's ensemble at T = 2000, seeds 0 to 2, under LNPOWER_SEED 0, 1 "
+        "and 2: lnpower.chapters.stored_runs says how)",
     )
     s.add_argument(
         "--name",

@@ -19,10 +19,20 @@ now, and :func:`lookup` finds a run by its key, so that
 of training it. ``python -m lnpower stored-runs`` trains them again (or
 takes them from the training cache, where the same key holds the same
 numbers) and writes them there, under the seed base of ``LNPOWER_SEED``.
-The runs at the epoch reading are stored for the default base; the looped
-model's ensemble for the default base and the two shifted ones the book is
-checked under (``LNPOWER_SEED=1`` and ``2``); under any other base, it is
-trained.
+The runs at the epoch reading are stored for the default base only (seed
+0, and the looped model's seeds as far as stored); the looped model's
+ensemble at the iteration reading for the default base and the two shifted
+ones the book is checked under (``LNPOWER_SEED=1`` and ``2``), seeds 0 to
+2 with LN and without LN the seeds that train: the third diverges (seed 2
+under bases 0 and 2, seed 1 under base 1) and is not stored, so a chapter
+that asks for it trains it to its divergence. Under any other base, the
+ensemble is trained.
+
+After a new ``NUMBERS``, the runs are stored again with, from a clone,
+``PYTHONPATH=lib python -m lnpower stored-runs`` (every set, seed 0, the
+default base), then for each base k in 0, 1, 2: ``LNPOWER_SEED=k ... --name
+looped-iterations --seed 0 1 2`` and ``--name looped-no-ln-iterations
+--seed`` with the seeds that train.
 """
 
 from __future__ import annotations
@@ -269,6 +279,12 @@ def regenerate(
     the training cache holds under the same key, hence with the same
     numbers, is taken from there."""
     shift = seeding.shift() if shift is None else shift
+    epochs = [n for n in names if SETS[n][1] == "epochs"]
+    if shift and epochs:
+        raise ValueError(
+            f"the runs at the epoch reading ({', '.join(epochs)}) are stored "
+            "for the default seed base only: unset LNPOWER_SEED"
+        )
     paths = []
     for name in names:
         hist = fit_many(configs(name, seed), progress, cache=True, shift=shift)
