@@ -327,7 +327,7 @@ def test_lookup_finds_a_run_by_its_key(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "STORED", tmp_path)
     c = TrainConfig(**SMALL)
     h = fit(c)
-    stored_runs.save(h, "small")
+    stored_runs.save(h, "looped-iterations")  # a set at T = 2000
     got = stored_runs.lookup(c, shift=0)
     assert got.w == h.w and got.test_loss == h.test_loss
     assert got.batch_loss == h.batch_loss and got.steps == h.steps

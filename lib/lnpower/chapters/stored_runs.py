@@ -162,7 +162,7 @@ def save(h: History, name: str, shift: int = 0) -> Path:
         **{f"W{t}": h.snapshots[t][0].numpy() for t in snaps},
         **{f"V{t}": h.snapshots[t][1].numpy() for t in snaps},
     }
-    if c.steps <= PAPER.steps:  # the iteration reading: every step's loss
+    if SETS[name][1] == "iterations":  # every step's loss (not 156 000)
         arrays["batch_loss"] = np.float32(h.batch_loss)
     _cache.atomic_write(
         path.with_suffix(".npz"),
